@@ -1,0 +1,7 @@
+// Everything public in one include.
+#pragma once
+
+#include "onemodel/error.h"
+#include "onemodel/model.h"
+#include "onemodel/session.h"
+#include "onemodel/tensor.h"

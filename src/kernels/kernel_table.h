@@ -1,0 +1,62 @@
+// One table of kernel entry points per kernel path (ARCHITECTURE.md §5). A session picks its table once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "threading/parallel_for.h"
+
+namespace onemodel {
+
+enum class KernelPath { Scalar, V128, Avx2, Avx512 };
+
+// C = A * B, all float32. Element (i, p) of A is at a[i*a_row + p*a_col]; likewise B; C is row-major with row
+// stride ldc. Transposed operands are expressed through the strides. `exact` selects exact-mode.md's definition.
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  const float* a = nullptr;
+  int64_t a_row = 0, a_col = 1;
+  const float* b = nullptr;
+  int64_t b_row = 0, b_col = 1;
+  float* c = nullptr;
+  int64_t ldc = 0;
+  bool exact = false;
+};
+
+// B packed once (kernels-gemm.md step 1) and reused by every call with the same B, e.g. a constant weight.
+struct PackedB {
+  const float* data = nullptr;  // packed_b_floats(k, n) floats, 64-byte aligned
+  int64_t k = 0, n = 0;
+};
+
+enum class UnaryFn { Exp, Log, Tanh, Erf, Sigmoid, GeluErf, GeluTanh };
+
+struct KernelTable {
+  KernelPath path;
+  std::string_view name;  // "scalar", "v128", "avx2", "avx512"
+
+  // Scratch for packing is taken from the heap per call only when `scratch` is null; callers on the run path pass
+  // an arena block of gemm_scratch_floats(args) floats.
+  size_t (*gemm_scratch_floats)(const GemmArgs& args);
+  void (*gemm)(const GemmArgs& args, float* scratch, const ThreadContext& threads);
+  size_t (*packed_b_floats)(int64_t k, int64_t n);
+  void (*pack_b)(const float* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n, float* packed);
+  // gemm with a pre-packed B (args.b ignored); scratch of gemm_scratch_floats(args) floats.
+  void (*gemm_packed)(const GemmArgs& args, const PackedB& b, float* scratch, const ThreadContext& threads);
+
+  // y[i] = f(x[i]); x and y may be the same buffer. Exact: exact-transcendentals.md; fast: fused polynomials.
+  void (*unary)(UnaryFn fn, bool exact, const float* x, float* y, size_t n);
+  // Softmax.Rows of kernels-attention.md over `rows` contiguous rows of length n (x and y may alias).
+  void (*softmax_rows)(bool exact, const float* x, float* y, size_t rows, size_t n);
+};
+
+// The table for a path, or nullptr when this build or CPU lacks it.
+const KernelTable* kernel_table(KernelPath path);
+// The best path this CPU supports (our own cpuid/xgetbv check; NEON on arm64, v128 on wasm with SIMD128).
+KernelPath best_kernel_path();
+// Parses "scalar" | "v128" | "avx2" | "avx512"; false on anything else.
+bool parse_kernel_path(std::string_view name, KernelPath& out);
+std::string_view kernel_path_name(KernelPath path);
+
+}  // namespace onemodel

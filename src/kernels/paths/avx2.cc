@@ -1,0 +1,15 @@
+// AVX2 + FMA path: 8 lanes.
+#include "kernels/kernel_table.h"
+#include "kernels/simd.h"
+
+namespace onemodel::paths {
+using PathLanes = simd::XsimdLanes<xsimd::fma3<xsimd::avx2>, true>;
+struct PathTile {
+  static constexpr int mr = 6, nr = 16, mc = 96, nc = 128;
+};
+constexpr KernelPath kPath = KernelPath::Avx2;
+constexpr std::string_view kPathName = "avx2";
+}  // namespace onemodel::paths
+
+#define ONEMODEL_PATH_TABLE avx2_table
+#include "kernels/paths/instantiate.inc"

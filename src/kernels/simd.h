@@ -1,0 +1,111 @@
+// Lane layer shared by every kernel family. A kernel is a template over `L` (a Lanes<> instantiation) and is written
+// once; src/kernels/<family>/paths/<path>.cc instantiates it with that path's lanes, and every kernel also
+// instantiates it with ScalarLanes for tails, so an element's result never depends on its position.
+//
+// Plain operators (+ - * /) on L::F are single IEEE operations: every target builds with -ffp-contract=off, so
+// `a * b + c` is two roundings. Only L::fma fuses, and exact kernels never call it.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(ONEMODEL_SIMD_ARCH)
+#include <xsimd/xsimd.hpp>
+#endif
+
+namespace onemodel::simd {
+
+inline float bits_to_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline constexpr uint32_t kCanonicalNaN = 0x7FC00000u;
+
+// One lane: the scalar path (kFma = false), and the tail of every vector kernel (kFma as the vector lanes, so a fast
+// kernel fuses in the tail exactly where it fuses in the body; std::fma compiles to one instruction in FMA paths).
+template <bool kFma = false>
+struct ScalarLanes {
+  using F = float;
+  using I = int32_t;
+  using M = bool;
+  static constexpr int width = 1;
+  static constexpr bool has_fma = kFma;
+
+  static F load(const float* p) { return *p; }
+  static void store(float* p, F v) { *p = v; }
+  static F splat(float x) { return x; }
+  static I splat_i(int32_t x) { return x; }
+  // Fast mode's a*b+c: fused where the path has FMA.
+  static F fma(F a, F b, F c) {
+    if constexpr (kFma) return std::fma(a, b, c);
+    else return a * b + c;
+  }
+  static F select(M m, F a, F b) { return m ? a : b; }
+  static I select_i(M m, I a, I b) { return m ? a : b; }
+  static I as_int(F v) { return static_cast<int32_t>(float_to_bits(v)); }
+  static F as_float(I v) { return bits_to_float(static_cast<uint32_t>(v)); }
+  static F to_float(I v) { return static_cast<float>(v); }
+  static I shl(I v, int s) { return static_cast<int32_t>(static_cast<uint32_t>(v) << s); }
+  static I sra(I v, int s) { return v >> s; }
+  static I add_i(I a, I b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
+  static I sub_i(I a, I b) { return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b)); }
+  static I and_i(I a, I b) { return a & b; }
+  static I or_i(I a, I b) { return a | b; }
+  static M is_nan(F v) { return v != v; }
+  static M mask_and(M a, M b) { return a && b; }
+  static M mask_or(M a, M b) { return a || b; }
+  static bool any(M m) { return m; }
+  using Tail = ScalarLanes<kFma>;
+};
+
+#if defined(ONEMODEL_SIMD_ARCH)
+// Lanes of one xsimd architecture (sse4_1 also serves wasm SIMD128 through Emscripten's SSE headers).
+template <class Arch, bool kFma>
+struct XsimdLanes {
+  using F = xsimd::batch<float, Arch>;
+  using I = xsimd::batch<int32_t, Arch>;
+  using M = xsimd::batch_bool<float, Arch>;
+  static constexpr int width = static_cast<int>(F::size);
+  static constexpr bool has_fma = kFma;
+
+  static F load(const float* p) { return F::load_unaligned(p); }
+  static void store(float* p, F v) { v.store_unaligned(p); }
+  static F splat(float x) { return F(x); }
+  static I splat_i(int32_t x) { return I(x); }
+  static F fma(F a, F b, F c) {
+    if constexpr (kFma) return xsimd::fma(a, b, c);
+    else return a * b + c;
+  }
+  static F select(M m, F a, F b) { return xsimd::select(m, a, b); }
+  static I select_i(M m, I a, I b) { return xsimd::select(xsimd::batch_bool_cast<int32_t>(m), a, b); }
+  static I as_int(F v) { return xsimd::bitwise_cast<I>(v); }
+  static F as_float(I v) { return xsimd::bitwise_cast<F>(v); }
+  static F to_float(I v) { return xsimd::batch_cast<float>(v); }
+  static I shl(I v, int s) { return v << s; }
+  static I sra(I v, int s) { return v >> s; }
+  static I add_i(I a, I b) { return a + b; }
+  static I sub_i(I a, I b) { return a - b; }
+  static I and_i(I a, I b) { return a & b; }
+  static I or_i(I a, I b) { return a | b; }
+  static M is_nan(F v) { return v != v; }
+  static M mask_and(M a, M b) { return a && b; }
+  static M mask_or(M a, M b) { return a || b; }
+  static bool any(M m) { return xsimd::any(m); }
+  using Tail = ScalarLanes<kFma>;
+};
+#endif
+
+// Shared helpers written once over any lanes type.
+template <class L>
+inline typename L::F canonicalize_nan(typename L::F v) {
+  return L::select(L::is_nan(v), L::as_float(L::splat_i(static_cast<int32_t>(kCanonicalNaN))), v);
+}
+
+}  // namespace onemodel::simd
