@@ -95,7 +95,9 @@ class PrepareContext {
 struct OpRun {
   std::span<const TensorRef> inputs;  // an omitted optional input has data == nullptr and rank 0
   std::span<TensorRef> outputs;       // preallocated (except for data-dependent kernels)
-  const void* state = nullptr;        // what prepare() returned, if anything
+  // What prepare() returned. prepare() runs only for nodes shaped at plan time; a node shaped during the run
+  // (dynamic) gets nullptr here, so run() must also work without its prepared state.
+  const void* state = nullptr;
   bool exact = false;
   const KernelTable* kernels = nullptr;
   Arena* scratch = nullptr;           // reset at the start of every run

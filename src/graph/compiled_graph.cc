@@ -1,0 +1,134 @@
+#include "graph/compiled_graph.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace onemodel {
+namespace {
+
+TensorInfo describe(const ir::Value& v) {
+  TensorInfo t;
+  t.name = v.name;
+  if (is_stored_dtype(v.type.elem_type)) t.dtype = static_cast<DType>(v.type.elem_type);
+  t.has_shape = v.type.has_shape;
+  for (const ir::Dim& d : v.type.dims) t.dims.push_back(Dim{d.value, d.param});
+  return t;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+// Nodes with a path to a graph output, in graph order (graph-runtime.md §3 step 3).
+std::vector<bool> live_nodes(const ir::Graph& g) {
+  std::vector<bool> needed_value(g.values.size(), false), live(g.nodes.size(), false);
+  for (int32_t o : g.outputs) needed_value[static_cast<size_t>(o)] = true;
+  for (size_t n = g.nodes.size(); n-- > 0;) {
+    const ir::Node& node = g.nodes[n];
+    bool any = std::any_of(node.outputs.begin(), node.outputs.end(),
+                           [&](int32_t o) { return o >= 0 && needed_value[static_cast<size_t>(o)]; });
+    if (!any) continue;
+    live[n] = true;
+    for (int32_t i : node.inputs) {
+      if (i >= 0) needed_value[static_cast<size_t>(i)] = true;
+    }
+  }
+  return live;
+}
+
+ConstTensor copy_initializer(const ir::TensorData& t) {
+  Shape shape = Shape::of(t.dims);
+  ConstTensor c = ConstTensor::allocate(static_cast<DType>(t.elem_type), shape);
+  if (c.ref.bytes() != t.bytes.size()) {
+    throw SessionError(SessionError::Kind::InvalidModel, "initializer '" + t.name + "' holds " +
+                                                             std::to_string(t.bytes.size()) + " bytes, expected " +
+                                                             std::to_string(c.ref.bytes()));
+  }
+  if (!t.bytes.empty()) std::memcpy(c.ref.data, t.bytes.data(), t.bytes.size());
+  return c;
+}
+
+}  // namespace
+
+std::string operator_label(const ir::Node& node) {
+  std::string type = node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
+  return type + " (opset " + std::to_string(node.opset) + ")";
+}
+
+CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const SessionOptions& options)
+    : model_(std::move(model)) {
+  const ir::Graph& g = *model_->graph;
+  std::vector<bool> live = live_nodes(g);
+
+  // Every missing operator, reported together.
+  std::vector<std::string> missing;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!live[n]) continue;
+    const ir::Node& node = g.nodes[n];
+    if (!find_op(node.domain, node.op_type, node.opset)) {
+      std::string label = operator_label(node);
+      if (std::find(missing.begin(), missing.end(), label) == missing.end()) missing.push_back(label);
+    }
+  }
+  if (!missing.empty()) {
+    throw SessionError(SessionError::Kind::UnsupportedOperator,
+                       "The model uses operators this library does not implement: " + join(missing) + ".", {},
+                       missing);
+  }
+
+  values_.resize(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const ir::Value& iv = g.values[v];
+    CompiledValue& cv = values_[v];
+    cv.name = iv.name;
+    cv.elem_type = iv.type.elem_type;
+    if (iv.initializer >= 0) {
+      const ir::TensorData& t = g.initializers[static_cast<size_t>(iv.initializer)];
+      if (is_stored_dtype(t.elem_type)) cv.constant = copy_initializer(t);
+      else cv.unstored_type = t.elem_type;
+      if (cv.elem_type == 0) cv.elem_type = t.elem_type;
+    } else if (iv.source == ir::Value::Source::SparseInitializer) {
+      cv.unstored_type = -1;  // sparse initializers are not densified yet
+    }
+  }
+  for (int32_t i : g.inputs) {
+    const ir::Value& iv = g.values[static_cast<size_t>(i)];
+    if (iv.initializer >= 0) continue;  // an input with a default is a constant here
+    values_[static_cast<size_t>(i)].is_input = true;
+    input_ids_.push_back(i);
+    inputs_.push_back(describe(iv));
+  }
+  for (int32_t o : g.outputs) {
+    values_[static_cast<size_t>(o)].is_output = true;
+    output_ids_.push_back(o);
+    outputs_.push_back(describe(g.values[static_cast<size_t>(o)]));
+  }
+
+  std::vector<std::string> not_exact;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!live[n]) continue;
+    const ir::Node& node = g.nodes[n];
+    CompiledNode cn;
+    cn.ir = &node;
+    cn.info = std::make_unique<NodeInfo>(node, g);
+    cn.kernel = find_op(node.domain, node.op_type, node.opset)->factory(*cn.info);
+    cn.inputs = node.inputs;
+    cn.outputs = node.outputs;
+    if (options.mode == ExecutionMode::Exact && !cn.kernel->supports_exact) {
+      if (std::find(not_exact.begin(), not_exact.end(), node.op_type) == not_exact.end()) {
+        not_exact.push_back(node.op_type);
+      }
+    }
+    nodes_.push_back(std::move(cn));
+  }
+  if (!not_exact.empty()) {
+    throw SessionError(SessionError::Kind::ExactModeUnavailable,
+                       "Exact mode is not available: no exact kernel exists for " + join(not_exact) +
+                           ". Use ExecutionMode::Fast or remove these operators.",
+                       {}, not_exact);
+  }
+}
+
+}  // namespace onemodel

@@ -1,0 +1,54 @@
+// A model with its operators resolved and weights owned; independent of input shapes (graph-runtime.md §1).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/shape.h"
+#include "graph/op.h"
+#include "ir/ir.h"
+#include "onemodel/session.h"
+
+namespace onemodel {
+
+struct CompiledNode {
+  const ir::Node* ir = nullptr;
+  std::unique_ptr<NodeInfo> info;
+  std::unique_ptr<OpKernel> kernel;
+  std::vector<int32_t> inputs, outputs;  // value ids of the graph; -1 = omitted
+};
+
+struct CompiledValue {
+  std::string name;
+  int32_t elem_type = 0;  // declared ONNX element type, 0 when unknown
+  bool is_input = false;  // a graph input the caller feeds
+  bool is_output = false;
+  std::optional<ConstTensor> constant;  // initializer (aligned copy), when the value has one
+  int32_t unstored_type = 0;            // initializer of a type we do not store (string, int4, ...)
+};
+
+class CompiledGraph {
+ public:
+  // Resolves every operator (reporting all missing ones together), checks the mode, copies the weights.
+  CompiledGraph(std::shared_ptr<const ir::Model> model, const SessionOptions& options);
+
+  const std::vector<CompiledNode>& nodes() const { return nodes_; }
+  const std::vector<CompiledValue>& values() const { return values_; }
+  const std::vector<int32_t>& input_ids() const { return input_ids_; }
+  const std::vector<int32_t>& output_ids() const { return output_ids_; }
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+
+ private:
+  std::shared_ptr<const ir::Model> model_;
+  std::vector<CompiledNode> nodes_;
+  std::vector<CompiledValue> values_;
+  std::vector<int32_t> input_ids_, output_ids_;
+  std::vector<TensorInfo> inputs_, outputs_;
+};
+
+// "Type (opset N)" as the error lists name operators.
+std::string operator_label(const ir::Node& node);
+
+}  // namespace onemodel

@@ -1,0 +1,19 @@
+// Each operator family lists its OpDef rows; src/graph/op_table.cc joins them into the one static table. Adding an
+// operator is one row in its family's list, and a smaller build can leave a family out.
+#pragma once
+
+#include <span>
+
+#include "graph/op.h"
+
+namespace onemodel::ops {
+
+inline constexpr int kLatestOpset = 1000;  // open upper end of an opset range
+
+std::span<const OpDef> elementwise_defs();  // src/graph/ops/elementwise/
+std::span<const OpDef> shape_defs();        // src/graph/ops/shape/
+std::span<const OpDef> linalg_defs();       // src/graph/ops/linalg/  (MatMul, Gemm)
+std::span<const OpDef> reduce_defs();       // src/graph/ops/reduce/  (ReduceMax, ...)
+std::span<const OpDef> norm_defs();         // src/graph/ops/norm/    (Softmax, ...)
+
+}  // namespace onemodel::ops

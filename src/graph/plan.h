@@ -1,0 +1,70 @@
+// ExecutionPlan: everything fixed by one list of input element types and shapes (graph-runtime.md §3, §5).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/arena.h"
+#include "graph/compiled_graph.h"
+
+namespace onemodel {
+
+struct PlanValue {
+  enum class Kind { Absent, Input, Constant, Static, Dynamic };
+  Kind kind = Kind::Absent;
+  DType dtype = DType::F32;
+  Shape shape;
+  TensorRef constant;       // Kind::Constant
+  int64_t offset = -1;      // Kind::Static and not a view: byte offset in the slab
+  int32_t input_index = -1; // Kind::Input: position among the graph's fed inputs
+};
+
+struct PlanStep {
+  enum class Kind { Run, View, Dynamic };
+  Kind kind = Kind::Run;
+  int32_t node = 0;  // index into CompiledGraph::nodes()
+  std::shared_ptr<const void> state;
+  std::vector<std::pair<DType, Shape>> omitted_outputs;  // Kind::Run: outputs the graph does not name, by position
+};
+
+class RunState;
+
+class ExecutionPlan {
+ public:
+  // `inputs` carry the dtype and shape of each fed input in CompiledGraph::input_ids() order (data unused).
+  ExecutionPlan(std::shared_ptr<const CompiledGraph> graph, std::span<const TensorRef> inputs,
+                const KernelTable& kernels, bool exact, ThreadContext threads);
+  ~ExecutionPlan();
+
+  bool matches(std::span<const TensorRef> inputs) const;
+  // Runs with the given input tensors (same order as in the constructor). Returns the state holding the results;
+  // give it back with release() once the outputs are copied out.
+  RunState* run(std::span<const TensorRef> inputs);
+  void release(RunState* state);
+  // The outputs of a finished run, in CompiledGraph::output_ids() order.
+  const TensorRef& output(const RunState& state, size_t i) const;
+  size_t slab_bytes() const { return slab_bytes_; }
+
+ private:
+  void plan_nodes(std::span<const TensorRef> inputs);
+  void evaluate_constant(size_t node_index, std::vector<PlanValue>& outs);
+  void place_in_slab();
+  std::unique_ptr<RunState> make_state() const;
+
+  std::shared_ptr<const CompiledGraph> graph_;
+  const KernelTable& kernels_;
+  bool exact_;
+  ThreadContext threads_;
+  std::vector<std::pair<DType, Shape>> key_;
+  std::vector<PlanValue> values_;
+  std::vector<PlanStep> steps_;
+  std::vector<ConstTensor> owned_;  // constants this plan computed
+  size_t slab_bytes_ = 0;
+  size_t max_arity_ = 0;
+
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<RunState>> idle_;
+};
+
+}  // namespace onemodel

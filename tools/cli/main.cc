@@ -1,0 +1,240 @@
+// The `onemodel` command: run, info, conformance, golden and bench (ARCHITECTURE.md §8). The same source builds the
+// native tool and `npx onemodel` (wasm), so both print the same bytes for the same work.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/conformance.h"
+#include "cli/input_generator.h"
+#include "core/npy.h"
+#include "core/sha256.h"
+#include "golden/golden_kernels.h"
+#include "onemodel/onemodel.h"
+#include "onnx/onnx_reader.h"
+
+namespace {
+
+using onemodel::DType;
+using onemodel::Tensor;
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
+    "                     [--out DIR] [--hash]\n"
+    "  onemodel info MODEL\n"
+    "  onemodel conformance DATA_DIR [--mode fast|exact] [--json FILE] [--filter SUBSTR]\n"
+    "  onemodel conformance-report FAST.json EXACT.json\n"
+    "  onemodel golden-kernels [--kernels PATH] [--threads N]\n"
+    "  onemodel bench MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
+    "                       [--seconds S]\n"
+    "Without --input, each input gets the deterministic values of docs/cli.md (symbolic dimensions = 1).\n";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunArgs {
+  std::string model;
+  std::vector<std::pair<std::string, std::string>> inputs;  // name, .npy path
+  onemodel::SessionOptions options;
+  std::string out_dir;
+  bool hash = false;
+  double seconds = 3.0;
+};
+
+RunArgs parse_run_args(const std::vector<std::string>& args, bool bench) {
+  RunArgs r;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--input") {
+      const std::string& v = value();
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) throw UsageError("--input takes NAME=FILE.npy, got '" + v + "'");
+      r.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (a == "--mode") {
+      const std::string& v = value();
+      if (v == "fast") r.options.mode = onemodel::ExecutionMode::Fast;
+      else if (v == "exact") r.options.mode = onemodel::ExecutionMode::Exact;
+      else throw UsageError("--mode takes fast or exact, got '" + v + "'");
+    } else if (a == "--threads") {
+      r.options.intra_op_threads = std::stoi(value());
+    } else if (a == "--kernels") {
+      r.options.kernels = value();
+    } else if (a == "--out" && !bench) {
+      r.out_dir = value();
+    } else if (a == "--hash" && !bench) {
+      r.hash = true;
+    } else if (a == "--seconds" && bench) {
+      r.seconds = std::stod(value());
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a);
+    } else if (r.model.empty()) {
+      r.model = a;
+    } else {
+      throw UsageError("unexpected argument '" + a + "'");
+    }
+  }
+  if (r.model.empty()) throw UsageError("MODEL is missing");
+  return r;
+}
+
+std::vector<onemodel::NamedTensor> bind_inputs(const onemodel::Session& session, const RunArgs& args) {
+  std::vector<onemodel::NamedTensor> feeds;
+  for (const auto& [name, path] : args.inputs) feeds.push_back({name, onemodel::npy::read_file(path)});
+  for (const auto& info : session.inputs()) {
+    bool given = false;
+    for (const auto& f : feeds) given = given || f.name == info.name;
+    if (!given) feeds.push_back({info.name, onemodel::cli::generated_input(info)});
+  }
+  return feeds;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string dims_text(const onemodel::TensorInfo& info) {
+  if (!info.has_shape) return "[?]";
+  std::string s = "[";
+  for (size_t i = 0; i < info.dims.size(); ++i) {
+    const auto& d = info.dims[i];
+    s += (i ? ", " : "") + (d.fixed() ? std::to_string(d.value) : d.param.empty() ? "?" : d.param);
+  }
+  return s + "]";
+}
+
+int run_command(const std::vector<std::string>& argv) {
+  RunArgs args = parse_run_args(argv, false);
+  auto session = onemodel::Session::load(args.model, args.options);
+  auto outputs = session.run(bind_inputs(session, args));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = session.outputs()[i].name;
+    const Tensor& t = outputs[i];
+    if (args.hash) {
+      std::printf("%s %s\n", name.c_str(), onemodel::sha256_hex(t.bytes()).c_str());
+    } else {
+      std::printf("%s %s %s: %s\n", name.c_str(), std::string(onemodel::dtype_name(t.dtype())).c_str(),
+                  shape_text(t.shape()).c_str(), onemodel::cli::preview_values(t, 8).c_str());
+    }
+    if (!args.out_dir.empty()) {
+      std::filesystem::create_directories(args.out_dir);
+      onemodel::npy::write_file(std::filesystem::path(args.out_dir) / (name + ".npy"), t);
+    }
+  }
+  return 0;
+}
+
+int info_command(const std::vector<std::string>& argv) {
+  if (argv.size() != 1) throw UsageError("info takes one MODEL");
+  onemodel::ir::Model model = onemodel::onnx::import_model_file(argv[0]);
+  std::printf("model: %s\n", std::filesystem::path(argv[0]).filename().string().c_str());
+  std::printf("ir_version: %lld\n", static_cast<long long>(model.ir_version));
+  std::printf("producer: %s %s\n", model.producer_name.c_str(), model.producer_version.c_str());
+  std::string opsets;
+  for (const auto& [domain, version] : model.opsets) {
+    opsets += (opsets.empty() ? "" : ", ") + (domain.empty() ? std::string("ai.onnx") : domain) + " " +
+              std::to_string(version);
+  }
+  std::printf("opsets: %s\n", opsets.c_str());
+  std::map<std::string, int> op_counts;
+  for (const auto& node : model.graph->nodes) ++op_counts[node.op_type];
+  std::printf("nodes: %zu\n", model.graph->nodes.size());
+  for (const auto& [op, count] : op_counts) std::printf("  %s x%d\n", op.c_str(), count);
+  auto session = onemodel::Session::load(argv[0]);
+  std::printf("inputs:\n");
+  for (const auto& i : session.inputs()) {
+    std::printf("  %s: %s %s\n", i.name.c_str(), std::string(onemodel::dtype_name(i.dtype)).c_str(),
+                dims_text(i).c_str());
+  }
+  std::printf("outputs:\n");
+  for (const auto& o : session.outputs()) {
+    std::printf("  %s: %s %s\n", o.name.c_str(), std::string(onemodel::dtype_name(o.dtype)).c_str(),
+                dims_text(o).c_str());
+  }
+  return 0;
+}
+
+int golden_command(const std::vector<std::string>& argv) {
+  onemodel::SessionOptions options;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--kernels" && i + 1 < argv.size()) options.kernels = argv[++i];
+    else if (argv[i] == "--threads" && i + 1 < argv.size()) options.intra_op_threads = std::stoi(argv[++i]);
+    else throw UsageError("golden-kernels takes --kernels PATH and --threads N");
+  }
+  for (const std::string& line : onemodel::golden::kernel_lines(options.kernels, options.intra_op_threads)) {
+    std::printf("%s\n", line.c_str());
+  }
+  return 0;
+}
+
+// bench-method.md: load, one cold call, warm-up, then repetitions of back-to-back calls.
+int bench_command(const std::vector<std::string>& argv) {
+  using clock = std::chrono::steady_clock;
+  auto ms = [](clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  RunArgs args = parse_run_args(argv, true);
+  auto t0 = clock::now();
+  auto session = onemodel::Session::load(args.model, args.options);
+  double load_ms = ms(clock::now() - t0);
+  auto feeds = bind_inputs(session, args);
+  std::vector<Tensor> outputs;
+  t0 = clock::now();
+  session.run(feeds, {}, outputs);
+  double first_ms = ms(clock::now() - t0);
+  auto warm_end = clock::now() + std::chrono::milliseconds(200);
+  while (clock::now() < warm_end) session.run(feeds, {}, outputs);
+  std::vector<double> times;
+  auto end = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(args.seconds));
+  while (clock::now() < end || times.size() < 5) {
+    t0 = clock::now();
+    session.run(feeds, {}, outputs);
+    times.push_back(ms(clock::now() - t0));
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("kernels %s threads %d runs %zu\n", std::string(session.kernel_path()).c_str(),
+              args.options.intra_op_threads, times.size());
+  std::printf("load_ms %.3f first_run_ms %.3f median_ms %.4f min_ms %.4f max_ms %.4f\n", load_ms, first_ms,
+              times[times.size() / 2], times.front(), times.back());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "run") return run_command(args);
+    if (command == "info") return info_command(args);
+    if (command == "conformance") return onemodel::cli::conformance_main(args);
+    if (command == "conformance-report") return onemodel::cli::conformance_report_main(args);
+    if (command == "golden-kernels") return golden_command(args);
+    if (command == "bench") return bench_command(args);
+    throw UsageError("unknown command '" + command + "'");
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "onemodel: %s\n%s", e.what(), kUsage);
+    return 2;
+  } catch (const onemodel::Error& e) {
+    std::fprintf(stderr, "onemodel: %s: %s\n", std::string(e.kind_name()).c_str(), e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "onemodel: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Cross-target golden hashes: computes the exact-mode hash lines on every row this machine can run and compares each
+# row with testdata/golden-exact.txt. Rows: native scalar/v128/avx2/avx512 at 1 and 2 threads, arm64 scalar and
+# NEON under qemu, wasm scalar and v128 in Node, wasm v128 in headless Chromium.
+#   tools/golden.sh            check every row (builds must exist: tools/test.sh makes them)
+#   tools/golden.sh --print    print the lines of the native scalar row (the file's content, for review)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+golden=testdata/golden-exact.txt
+models=(classifier scorer wide)
+
+# lines RUNNER... : the kernel lines and the model lines of one row; RUNNER runs the onemodel CLI.
+lines() {
+  local kernels=$1 threads=$2
+  shift 2
+  "$@" golden-kernels --kernels "$kernels" --threads "$threads" || return 1
+  for m in "${models[@]}"; do
+    "$@" run "examples/models/$m.onnx" --mode exact --hash --kernels "$kernels" --threads "$threads" |
+      sed "s|^|model/$m/|" || return 1
+  done
+}
+
+native_cli=(build/native/onemodel)
+arm64_cli=(qemu-aarch64 -L /usr/aarch64-linux-gnu build/arm64/onemodel)
+wasm_cli=(node npm/bin/onemodel.mjs)
+
+if [ "${1:-}" = "--print" ]; then
+  lines scalar 1 "${native_cli[@]}"
+  exit
+fi
+
+ok=0
+bad=0
+check_row() {
+  local row=$1
+  shift
+  local out
+  if ! out=$("$@" 2>&1); then
+    echo "FAIL $row: the row did not run"
+    echo "$out" | tail -5 | sed 's/^/    /'
+    bad=$((bad + 1))
+    return
+  fi
+  if diff <(echo "$out") "$golden" > /tmp/golden-diff.$$; then
+    echo "ok   $row ($(echo "$out" | wc -l) hashes equal)"
+    ok=$((ok + 1))
+  else
+    echo "FAIL $row differs from $golden:"
+    sed 's/^/    /' /tmp/golden-diff.$$ | head -20
+    bad=$((bad + 1))
+  fi
+  rm -f /tmp/golden-diff.$$
+}
+
+cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo)
+for path in scalar v128 avx2 avx512; do
+  case $path in
+    avx2) grep -qw avx2 <<<"$cpu_flags" || { echo "SKIP native $path: this CPU has no AVX2 (row not run)"; continue; } ;;
+    avx512) grep -qw avx512bw <<<"$cpu_flags" || { echo "SKIP native $path: this CPU has no AVX-512 (row not run)"; continue; } ;;
+  esac
+  for threads in 1 2; do check_row "native-$path-t$threads" lines $path $threads "${native_cli[@]}"; done
+done
+for path in scalar v128; do check_row "arm64-$path (qemu)" lines $path 1 "${arm64_cli[@]}"; done
+for path in scalar v128; do check_row "wasm-node-$path" lines $path 1 "${wasm_cli[@]}"; done
+check_row "wasm-chromium-v128" node js-tests/browser/golden-chromium.mjs
+
+echo "golden rows: $ok passed, $bad failed"
+((bad == 0))

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Every test of the repository, in one command (README, .ci/run). Installs what it needs through tools/setup.sh.
+# Stages: native build + unit tests, examples, golden hashes on every row, conformance (both modes), wasm build +
+# Node and Chromium tests, arm64 under qemu, and the unit tests again under AddressSanitizer + UBSan.
+# ONEMODEL_TEST_STAGES="native golden ..." runs a subset (for development; CI runs all).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export ONEMODEL_JOBS=${ONEMODEL_JOBS:-2}
+stages=${ONEMODEL_TEST_STAGES:-"native examples wasm golden conformance arm64 sanitize"}
+passed=0
+failed=0
+failures=()
+
+stage() {
+  local name=$1
+  shift
+  [[ " $stages " == *" $name "* ]] || return 0
+  echo
+  echo "=== stage: $name ==="
+  local start=$SECONDS
+  if "$@"; then
+    echo "=== stage $name: ok ($((SECONDS - start)) s)"
+    passed=$((passed + 1))
+  else
+    echo "=== stage $name: FAILED ($((SECONDS - start)) s)"
+    failed=$((failed + 1))
+    failures+=("$name")
+  fi
+}
+
+native() {
+  local dir
+  dir=$(tools/build-native.sh release) || return 1
+  ctest --test-dir "$dir" -j2 --output-on-failure --timeout 600
+}
+
+examples() { tools/check-examples.sh build/native; }
+
+wasm() {
+  tools/build-wasm.sh || return 1
+  npx vitest run --root . js-tests || return 1
+  node js-tests/browser/run-browser-tests.mjs
+}
+
+golden() { tools/golden.sh; }
+
+conformance() { tools/conformance.sh build/native/onemodel; }
+
+arm64() {
+  local dir
+  dir=$(tools/build-native.sh arm64) || return 1
+  ctest --test-dir "$dir" --output-on-failure --timeout 1800
+}
+
+sanitize() {
+  local dir
+  dir=$(tools/build-native.sh sanitize) || return 1
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ONEMODEL_SANITIZE_RUN=1 \
+    ctest --test-dir "$dir" -j2 --output-on-failure --timeout 1200
+}
+
+tools/setup.sh || { echo "setup failed"; exit 1; }
+stage native native
+stage examples examples
+stage wasm wasm
+stage golden golden
+stage conformance conformance
+stage arm64 arm64
+stage sanitize sanitize
+
+echo
+if ((failed)); then echo "failed stages: ${failures[*]}"; fi
+echo "stages: $passed passed, $failed failed"
+((failed == 0))
