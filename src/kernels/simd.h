@@ -9,9 +9,23 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(ONEMODEL_SIMD_ARCH)
 #include <xsimd/xsimd.hpp>
+
+#if defined(__aarch64__)
+// xsimd 8.1 divides float lanes on NEON by a reciprocal estimate refined with Newton steps, which is not the
+// correctly rounded quotient exact mode needs. AArch64 has a true vector divide; every `a / b` on these lanes
+// goes through it.
+namespace xsimd {
+template <>
+inline batch<float, neon64>& batch<float, neon64>::operator/=(const batch<float, neon64>& other) noexcept {
+  *this = vdivq_f32(*this, other);
+  return *this;
+}
+}  // namespace xsimd
+#endif
 #endif
 
 namespace onemodel::simd {
@@ -80,11 +94,15 @@ struct XsimdLanes {
   static F splat(float x) { return F(x); }
   static I splat_i(int32_t x) { return I(x); }
   static F fma(F a, F b, F c) {
-    if constexpr (kFma) return xsimd::fma(a, b, c);
-    else return a * b + c;
+    if constexpr (!kFma) return a * b + c;
+#if defined(__AVX512F__)
+    // xsimd 8.1 has no AVX-512 fma kernel: its generic fallback is a*b+c, which -ffp-contract=off keeps unfused.
+    else if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) return _mm512_fmadd_ps(a, b, c);
+#endif
+    else return xsimd::fma(a, b, c);
   }
   static F select(M m, F a, F b) { return xsimd::select(m, a, b); }
-  static I select_i(M m, I a, I b) { return xsimd::select(xsimd::batch_bool_cast<int32_t>(m), a, b); }
+  static I select_i(M m, I a, I b) { return xsimd::select(xsimd::bool_cast(m), a, b); }
   static I as_int(F v) { return xsimd::bitwise_cast<I>(v); }
   static F as_float(I v) { return xsimd::bitwise_cast<F>(v); }
   static F to_float(I v) { return xsimd::batch_cast<float>(v); }
@@ -94,7 +112,8 @@ struct XsimdLanes {
   static I sub_i(I a, I b) { return a - b; }
   static I and_i(I a, I b) { return a & b; }
   static I or_i(I a, I b) { return a | b; }
-  static M is_nan(F v) { return v != v; }
+  // Not `v != v`: xsimd 8.1's AVX and AVX-512 `!=` is the ordered compare, false for NaN.
+  static M is_nan(F v) { return xsimd::isnan(v); }
   static M mask_and(M a, M b) { return a && b; }
   static M mask_or(M a, M b) { return a || b; }
   static bool any(M m) { return xsimd::any(m); }
