@@ -2,6 +2,7 @@
 #pragma once
 
 #include "onemodel/error.h"
+#include "onemodel/hash.h"
 #include "onemodel/model.h"
 #include "onemodel/session.h"
 #include "onemodel/tensor.h"

@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 
+#include "onemodel/hash.h"
+
 namespace onemodel {
 
 class Sha256 {
@@ -25,7 +27,5 @@ class Sha256 {
   size_t buffered_ = 0;
   uint64_t length_ = 0;
 };
-
-std::string sha256_hex(std::span<const std::byte> data);
 
 }  // namespace onemodel
