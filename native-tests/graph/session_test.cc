@@ -9,23 +9,8 @@
 #include <thread>
 
 #include "onemodel/onemodel.h"
+#include "support/allocation_counter.h"
 
-namespace {
-
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-
-}  // namespace
-
-// Counts heap allocations while a test has counting switched on.
-void* operator new(size_t size) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(size ? size : 1);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace onemodel {
 namespace {
@@ -122,21 +107,17 @@ TEST(Session, WarmRunAllocatesNothingAtOneThread) {
   std::vector<Tensor> outs;
   s.run(feeds, names, outs);
   s.run(feeds, names, outs);
-  g_allocations = 0;
-  g_counting = true;
+  int64_t before = test::allocation_count();
   s.run(feeds, names, outs);
-  g_counting = false;
-  EXPECT_EQ(g_allocations.load(), 0) << "tensor form with caller outputs";
+  EXPECT_EQ(test::allocation_count() - before, 0) << "tensor form with caller outputs";
 
   std::vector<float> x = wide_input(), y(64);
   std::array<int64_t, 8> out_shape{};
   const int64_t in_shape[] = {1, 256};
   s.run<float, float>(x, in_shape, y, out_shape);
-  g_allocations = 0;
-  g_counting = true;
+  before = test::allocation_count();
   size_t rank = s.run<float, float>(x, in_shape, y, out_shape);
-  g_counting = false;
-  EXPECT_EQ(g_allocations.load(), 0) << "span form";
+  EXPECT_EQ(test::allocation_count() - before, 0) << "span form";
   EXPECT_EQ(rank, 2u);
   EXPECT_EQ(out_shape[1], 64);
   EXPECT_EQ(std::vector<float>(y.begin(), y.end()), outs[0].to_vector<float>());

@@ -38,6 +38,20 @@ std::vector<bool> live_nodes(const ir::Graph& g) {
   return live;
 }
 
+// Graph inputs and outputs must be tensors of a stored element type (an undeclared type is accepted).
+void check_stored(const ir::Value& v) {
+  using K = ir::Type::Kind;
+  static constexpr const char* kKinds[] = {"", "", "a sequence", "a map", "an optional", "a sparse tensor", "opaque"};
+  if (v.type.kind != K::None && v.type.kind != K::Tensor) {
+    throw SessionError(SessionError::Kind::Unsupported,
+                       "value '" + v.name + "' is " + kKinds[static_cast<int>(v.type.kind)] + ", not a tensor");
+  }
+  if (v.type.elem_type != 0 && !is_stored_dtype(v.type.elem_type)) {
+    throw SessionError(SessionError::Kind::Unsupported, "value '" + v.name + "' has element type " +
+                                                            std::string(onnx_type_name(v.type.elem_type)));
+  }
+}
+
 ConstTensor copy_initializer(const ir::TensorData& t) {
   Shape shape = Shape::of(t.dims);
   ConstTensor c = ConstTensor::allocate(static_cast<DType>(t.elem_type), shape);
@@ -96,11 +110,13 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
   for (int32_t i : g.inputs) {
     const ir::Value& iv = g.values[static_cast<size_t>(i)];
     if (iv.initializer >= 0) continue;  // an input with a default is a constant here
+    check_stored(iv);
     values_[static_cast<size_t>(i)].is_input = true;
     input_ids_.push_back(i);
     inputs_.push_back(describe(iv));
   }
   for (int32_t o : g.outputs) {
+    check_stored(g.values[static_cast<size_t>(o)]);
     values_[static_cast<size_t>(o)].is_output = true;
     output_ids_.push_back(o);
     outputs_.push_back(describe(g.values[static_cast<size_t>(o)]));

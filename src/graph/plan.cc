@@ -416,7 +416,7 @@ void ExecutionPlan::place_in_slab() {
             auto r = static_cast<size_t>(root[static_cast<size_t>(src)]);
             PlanValue& rv = values_[r];
             if (static_cast<int32_t>(r) == src && is_slab_value(src) && !released[r] &&
-                last_use[r] == static_cast<int64_t>(s) && rv.dtype == pv.dtype && block[r] >= size) {
+                last_use[r] == static_cast<int64_t>(s) && rv.dtype == pv.dtype && rv.shape.count() == pv.shape.count()) {
               pv.offset = rv.offset;
               block[static_cast<size_t>(out)] = block[r];
               released[r] = true;  // the block now belongs to the output

@@ -37,12 +37,16 @@ struct KernelTable {
   std::string_view name;  // "scalar", "v128", "avx2", "avx512"
 
   // Scratch for packing is taken from the heap per call only when `scratch` is null; callers on the run path pass
-  // an arena block of gemm_scratch_floats(args) floats.
-  size_t (*gemm_scratch_floats)(const GemmArgs& args);
+  // an arena block of gemm_scratch_floats(args, threads) floats (any float alignment), sized with the same
+  // ThreadContext they then pass to gemm: every thread that may join gets its own packing buffer.
+  size_t (*gemm_scratch_floats)(const GemmArgs& args, const ThreadContext& threads);
   void (*gemm)(const GemmArgs& args, float* scratch, const ThreadContext& threads);
   size_t (*packed_b_floats)(int64_t k, int64_t n);
   void (*pack_b)(const float* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n, float* packed);
-  // gemm with a pre-packed B (args.b ignored); scratch of gemm_scratch_floats(args) floats.
+  // Scratch for gemm_packed: smaller than gemm's, as B is already packed.
+  size_t (*gemm_packed_scratch_floats)(const GemmArgs& args, const ThreadContext& threads);
+  // gemm with a pre-packed B (args.b ignored; b.k and b.n must equal args.k and args.n); scratch of
+  // gemm_packed_scratch_floats(args, threads) floats. Same bits as gemm.
   void (*gemm_packed)(const GemmArgs& args, const PackedB& b, float* scratch, const ThreadContext& threads);
 
   // y[i] = f(x[i]); x and y may be the same buffer. Exact: exact-transcendentals.md; fast: fused polynomials.

@@ -1,0 +1,232 @@
+// Cast between every pair of stored element types. Elements pass through a wide intermediate in chunks of
+// 256: float sources (f32, f64, f16, bf16) through double, which holds all four exactly; u64 through uint64;
+// the other integers and bool through int64. So a conversion is one widening per source type plus one
+// narrowing per target type and intermediate, not one loop per pair. f32 to and from the 16-bit floats skips
+// the intermediate, and exact mode rewrites float-to-float NaN results to the canonical NaN afterwards.
+#include "graph/ops/elementwise/cast.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "graph/ops/elementwise/common.h"
+#include "graph/ops/elementwise/element_types.h"
+#include "graph/ops/elementwise/factories.h"
+
+namespace onemodel::ops {
+namespace {
+
+constexpr int64_t kCastChunk = 256;
+
+template <class E>
+using Wide =
+    std::conditional_t<E::is_float, double,
+                       std::conditional_t<std::is_same_v<typename E::Value, uint64_t>, uint64_t, int64_t>>;
+
+union WideChunk {
+  double floats[kCastChunk];
+  int64_t signed_ints[kCastChunk];
+  uint64_t unsigned_ints[kCastChunk];
+};
+
+template <class W>
+W* wide_data(WideChunk& c) {
+  if constexpr (std::is_same_v<W, double>)
+    return c.floats;
+  else if constexpr (std::is_same_v<W, int64_t>)
+    return c.signed_ints;
+  else
+    return c.unsigned_ints;
+}
+
+// 2^bits as a double (exact for every bits used here).
+constexpr double power_of_two(int bits) {
+  double p = 1;
+  for (int i = 0; i < bits; ++i) p *= 2;
+  return p;
+}
+
+// Float to integer: truncate toward zero, saturate at the type's range, NaN gives 0. The type's minimum and
+// one past its maximum are powers of two (or 0), exactly representable, so the bounds compare without
+// rounding.
+template <class V>
+V saturate(double d) {
+  constexpr double lowest = static_cast<double>(std::numeric_limits<V>::min());
+  constexpr double past_highest = power_of_two(std::numeric_limits<V>::digits);
+  if (d != d) return 0;
+  if (d <= lowest) return std::numeric_limits<V>::min();
+  if (d >= past_highest) return std::numeric_limits<V>::max();
+  return static_cast<V>(d);
+}
+
+// An integer rounded once to bfloat16's 8 significant bits (nearest, ties to even), returned as the float
+// that holds that value exactly, so the bfloat16 conversion afterwards is exact. (Going through an f32
+// rounding first would round twice for integers of more than 24 bits.)
+template <class W>
+float round_to_bf16_precision(W w) {
+  bool negative = false;
+  if constexpr (std::is_signed_v<W>) negative = w < 0;
+  const uint64_t magnitude = negative ? uint64_t{0} - static_cast<uint64_t>(w) : static_cast<uint64_t>(w);
+  const int width = 64 - std::countl_zero(magnitude);
+  if (width <= 24) {  // exact in f32; the bfloat16 conversion is then the only rounding
+    const float f = static_cast<float>(magnitude);
+    return negative ? -f : f;
+  }
+  const int drop = width - 8;
+  const uint64_t kept = magnitude >> drop;
+  const uint64_t rest = magnitude & ((uint64_t{1} << drop) - 1);
+  const uint64_t half = uint64_t{1} << (drop - 1);
+  const uint64_t rounded = kept + ((rest > half || (rest == half && (kept & 1))) ? 1 : 0);
+  // rounded * 2^drop, with at most 9 significant bits and drop <= 56: exact.
+  const float scale = __builtin_bit_cast(float, static_cast<uint32_t>(127 + drop) << 23);
+  const float f = static_cast<float>(rounded) * scale;
+  return negative ? -f : f;
+}
+
+template <class E, class W>
+typename E::Stored convert(W w) {
+  using V = typename E::Value;
+  if constexpr (E::dtype == DType::Bool) {
+    return w != 0;
+  } else if constexpr (E::is_float) {
+    if constexpr (std::is_same_v<W, double>) {
+      if constexpr (std::is_same_v<V, double>) {
+        return w;
+      } else {
+        return E::store(static_cast<float>(w));  // f16 and bf16 through f32, as tensors.md §10 says
+      }
+    } else if constexpr (E::dtype == DType::BF16) {
+      return E::store(round_to_bf16_precision(w));
+    } else {
+      // One rounding to f64 or f32. For f16 an f32 rounding is harmless: below 2^24 it is exact, above it the
+      // value overflows f16 either way.
+      return E::store(static_cast<V>(w));
+    }
+  } else if constexpr (std::is_same_v<W, double>) {
+    return saturate<V>(w);
+  } else {
+    return static_cast<V>(static_cast<uint64_t>(w));  // modulo 2^n
+  }
+}
+
+template <class E>
+void widen(const std::byte* src, WideChunk& wide, int64_t n) {
+  const auto* s = reinterpret_cast<const typename E::Stored*>(src);
+  auto* w = wide_data<Wide<E>>(wide);
+  for (int64_t i = 0; i < n; ++i) w[i] = static_cast<Wide<E>>(E::load(s[i]));
+}
+
+template <class E, class W>
+void narrow(WideChunk& wide, std::byte* dst, int64_t n) {
+  auto* d = reinterpret_cast<typename E::Stored*>(dst);
+  const W* w = wide_data<W>(wide);
+  for (int64_t i = 0; i < n; ++i) d[i] = convert<E, W>(w[i]);
+}
+
+// The conversions of half-precision models (f32 to and from f16 and bf16) go straight through half.h's bulk
+// loops; false for every other pair.
+bool convert_half_directly(DType from, const std::byte* src, DType to, std::byte* dst, size_t n) {
+  const auto* f32_in = reinterpret_cast<const float*>(src);
+  const auto* u16_in = reinterpret_cast<const uint16_t*>(src);
+  auto* f32_out = reinterpret_cast<float*>(dst);
+  auto* u16_out = reinterpret_cast<uint16_t*>(dst);
+  if (from == DType::F32 && to == DType::F16)
+    f32_to_f16(f32_in, u16_out, n);
+  else if (from == DType::F32 && to == DType::BF16)
+    f32_to_bf16(f32_in, u16_out, n);
+  else if (from == DType::F16 && to == DType::F32)
+    f16_to_f32(u16_in, f32_out, n);
+  else if (from == DType::BF16 && to == DType::F32)
+    bf16_to_f32(u16_in, f32_out, n);
+  else
+    return false;
+  return true;
+}
+
+// Exact mode, float to float: NaN results become the target's canonical NaN. The payload a NaN keeps through
+// the double round trip is the hardware's choice (wasm leaves it open), so it is replaced afterwards.
+template <class E>
+void canonicalize_nans(std::byte* dst, int64_t n) {
+  auto* d = reinterpret_cast<typename E::Stored*>(dst);
+  const typename E::Stored canonical = E::store(canonical_nan<typename E::Value>());
+  for (int64_t i = 0; i < n; ++i) d[i] = E::is_nan(d[i]) ? canonical : d[i];
+}
+
+using WidenFn = void (*)(const std::byte*, WideChunk&, int64_t);
+using NarrowFn = void (*)(WideChunk&, std::byte*, int64_t);
+
+class Cast final : public OpKernel {
+ public:
+  explicit Cast(DType to) : to_(to) { supports_exact = true; }
+
+  void infer(InferContext& ctx) const override { ctx.set_output(0, to_, ctx.input_shape(0)); }
+  void run(const OpRun& run) const override { run_cast(run); }
+
+ private:
+  DType to_;
+};
+
+}  // namespace
+
+void cast_elements(DType from, const std::byte* src, DType to, std::byte* dst, int64_t count, bool exact) {
+  if (count <= 0) return;
+  if (from == to) {
+    std::memcpy(dst, src, static_cast<size_t>(count) * dtype_size(from));
+    return;
+  }
+  if (!convert_half_directly(from, src, to, dst, static_cast<size_t>(count))) {
+    WidenFn widen_fn = nullptr;
+    NarrowFn narrow_fn = nullptr;
+    visit_dtype(from, [&](auto source) {
+      using From = decltype(source);
+      widen_fn = &widen<From>;
+      visit_dtype(to, [&](auto target) { narrow_fn = &narrow<decltype(target), Wide<From>>; });
+    });
+    const size_t from_size = dtype_size(from), to_size = dtype_size(to);
+    WideChunk wide;
+    for (int64_t i = 0; i < count; i += kCastChunk) {
+      const int64_t n = std::min(kCastChunk, count - i);
+      widen_fn(src + static_cast<size_t>(i) * from_size, wide, n);
+      narrow_fn(wide, dst + static_cast<size_t>(i) * to_size, n);
+    }
+  }
+  if (exact) {
+    const bool from_float = visit_dtype(from, [](auto e) { return decltype(e)::is_float; });
+    visit_dtype(to, [&](auto target) {
+      using To = decltype(target);
+      if constexpr (To::is_float) {
+        if (from_float) canonicalize_nans<To>(dst, count);
+      }
+    });
+  }
+}
+
+void run_cast(const OpRun& run) {
+  const TensorRef& x = run.inputs[0];
+  const TensorRef& y = run.outputs[0];
+  const size_t from_size = dtype_size(x.dtype), to_size = dtype_size(y.dtype);
+  for_each_chunk(run.threads, y.count(), 1.0, [&](int64_t begin, int64_t end) {
+    cast_elements(x.dtype, x.data + static_cast<size_t>(begin) * from_size, y.dtype,
+                  y.data + static_cast<size_t>(begin) * to_size, end - begin, run.exact);
+  });
+}
+
+std::unique_ptr<OpKernel> make_cast(const NodeInfo& node) {
+  require_inputs(node, 1);
+  const int64_t to = node.get_int("to", 0);
+  // `saturate` (opset 19+) only concerns float8 targets, which are not stored; any value is accepted.
+  if (to <= 0 || to > std::numeric_limits<int32_t>::max() ||
+      onnx_type_name(static_cast<int32_t>(to)) == "unknown") {
+    node.fail("attribute 'to' must name an ONNX element type, got " + std::to_string(to));
+  }
+  if (!is_stored_dtype(static_cast<int32_t>(to))) {
+    node.unsupported("Cast: element type " + std::string(onnx_type_name(static_cast<int32_t>(to))) +
+                     " is not supported");
+  }
+  return std::make_unique<Cast>(static_cast<DType>(to));
+}
+
+}  // namespace onemodel::ops

@@ -1,0 +1,13 @@
+// Factories of MatMul and Gemm, joined into ops::linalg_defs() by linalg_defs.cc.
+#pragma once
+
+#include <memory>
+
+#include "graph/op.h"
+
+namespace onemodel::ops {
+
+std::unique_ptr<OpKernel> make_matmul(const NodeInfo& node);  // matmul.cc
+std::unique_ptr<OpKernel> make_gemm(const NodeInfo& node);    // gemm.cc
+
+}  // namespace onemodel::ops

@@ -1,0 +1,14 @@
+#include "graph/ops/families.h"
+#include "graph/ops/linalg/factories.h"
+
+namespace onemodel::ops {
+
+std::span<const OpDef> linalg_defs() {
+  static const OpDef defs[] = {
+      {"MatMul", 7, kLatestOpset, make_matmul},
+      {"Gemm", 7, kLatestOpset, make_gemm},
+  };
+  return defs;
+}
+
+}  // namespace onemodel::ops

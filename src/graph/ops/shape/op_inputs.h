@@ -1,0 +1,39 @@
+// Input checks and integer lists (target shapes, axes) shared by the shape, linalg, reduce and norm
+// operators.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "graph/op.h"
+
+namespace onemodel::ops {
+
+// Factories: the node has between `min` and `max` inputs and the first `min` are present. Fails naming the
+// node.
+void require_inputs(const NodeInfo& node, size_t min, size_t max);
+
+// The elements of an int32 or int64 tensor of rank 0 or 1, widened to int64. Fails naming the node otherwise.
+std::vector<int64_t> int_list(const InferContext& ctx, const TensorRef& value, std::string_view what);
+
+// The list held by optional input `i`: empty when the input is omitted, std::nullopt when it is present but
+// its value is not known yet (the node has then asked to be shaped again with run-time values).
+std::optional<std::vector<int64_t>> int_list_input(InferContext& ctx, size_t i, std::string_view what);
+
+// Bit a is set for every listed axis a (negative values count from the end). Fails on an axis outside [-rank,
+// rank) or one listed twice. rank <= kMaxRank, so 32 bits always suffice.
+uint32_t axes_mask(const InferContext& ctx, std::span<const int64_t> axes, int rank);
+
+inline bool has_axis(uint32_t mask, int axis) {
+  return (mask >> axis) & 1u;
+}
+
+// Fails naming the node when `dims` is not a valid shape for elements of `element_size` bytes (rank, extents,
+// size).
+void check_dims(const InferContext& ctx, std::span<const int64_t> dims, size_t element_size,
+                std::string_view what);
+
+}  // namespace onemodel::ops

@@ -1,0 +1,89 @@
+// The registry of kernel tables: one per path this build compiled (CMake defines ONEMODEL_HAS_PATH_<NAME>),
+// handed out only when the CPU can run it.
+#include "kernels/kernel_table.h"
+
+#include "kernels/cpu.h"
+
+namespace onemodel {
+namespace paths {
+#if defined(ONEMODEL_HAS_PATH_SCALAR)
+extern const KernelTable scalar_table;
+#endif
+#if defined(ONEMODEL_HAS_PATH_V128)
+extern const KernelTable v128_table;
+#endif
+#if defined(ONEMODEL_HAS_PATH_AVX2)
+extern const KernelTable avx2_table;
+#endif
+#if defined(ONEMODEL_HAS_PATH_AVX512)
+extern const KernelTable avx512_table;
+#endif
+}  // namespace paths
+
+namespace {
+
+const KernelTable* compiled_table(KernelPath path) {
+  switch (path) {
+#if defined(ONEMODEL_HAS_PATH_SCALAR)
+    case KernelPath::Scalar:
+      return &paths::scalar_table;
+#endif
+#if defined(ONEMODEL_HAS_PATH_V128)
+    case KernelPath::V128:
+      return &paths::v128_table;
+#endif
+#if defined(ONEMODEL_HAS_PATH_AVX2)
+    case KernelPath::Avx2:
+      return &paths::avx2_table;
+#endif
+#if defined(ONEMODEL_HAS_PATH_AVX512)
+    case KernelPath::Avx512:
+      return &paths::avx512_table;
+#endif
+    default:
+      return nullptr;
+  }
+}
+
+constexpr KernelPath kAllPaths[] = {KernelPath::Scalar, KernelPath::V128, KernelPath::Avx2,
+                                    KernelPath::Avx512};
+
+}  // namespace
+
+const KernelTable* kernel_table(KernelPath path) {
+  return cpu_supports(path) ? compiled_table(path) : nullptr;
+}
+
+KernelPath best_kernel_path() {
+  KernelPath best = KernelPath::Scalar;
+  for (KernelPath path : kAllPaths) {
+    if (kernel_table(path) != nullptr) best = path;
+  }
+  return best;
+}
+
+bool parse_kernel_path(std::string_view name, KernelPath& out) {
+  for (KernelPath path : kAllPaths) {
+    if (name == kernel_path_name(path)) {
+      out = path;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view kernel_path_name(KernelPath path) {
+  switch (path) {
+    case KernelPath::Scalar:
+      return "scalar";
+    case KernelPath::V128:
+      return "v128";
+    case KernelPath::Avx2:
+      return "avx2";
+    case KernelPath::Avx512:
+      return "avx512";
+  }
+  return "unknown";
+}
+
+}  // namespace onemodel

@@ -1,0 +1,274 @@
+// The embind boundary between the library and the JavaScript API (web/onemodel.mjs).
+//
+// Every entry point returns a plain object, `{value}` on success or `{error}` describing the C++ exception,
+// so no exception ever crosses into JavaScript: the wrapper turns `error` into a OneModelError. Data only
+// ever crosses by copy, through a Uint8Array view created right before the copy, so no view into wasm memory
+// outlives a call (memory growth would detach it). The wrapper validates argument shapes and types; this side
+// re-checks every length it copies because a mismatch here would write out of bounds.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "golden/golden_kernels.h"
+#include "onemodel/onemodel.h"
+
+namespace {
+
+using emscripten::val;
+using onemodel::SessionError;
+
+val make_error(const char* category, std::string_view kind, const char* message) {
+  val error = val::object();
+  error.set("category", category);
+  error.set("kind", std::string(kind));
+  error.set("message", message);
+  return error;
+}
+
+val string_array(const std::vector<std::string>& items) {
+  val array = val::array();
+  for (size_t i = 0; i < items.size(); ++i) array.set(i, items[i]);
+  return array;
+}
+
+// Runs `body` and wraps its result or the exception it threw.
+template <class F>
+val guarded(F&& body) {
+  val result = val::object();
+  try {
+    result.set("value", body());
+    return result;
+  } catch (const onemodel::ImportError& e) {
+    val error = make_error("ImportError", e.kind_name(), e.what());
+    error.set("detail", e.detail());
+    if (!e.input_name().empty()) error.set("inputName", e.input_name());
+    if (e.offset() >= 0) error.set("offset", static_cast<double>(e.offset()));
+    if (!e.field_path().empty()) error.set("fieldPath", e.field_path());
+    result.set("error", error);
+  } catch (const SessionError& e) {
+    val error = make_error("SessionError", e.kind_name(), e.what());
+    if (!e.node().empty()) error.set("node", e.node());
+    error.set("operators", string_array(e.operators()));
+    result.set("error", error);
+  } catch (const onemodel::Error& e) {
+    result.set("error", make_error("Error", e.kind_name(), e.what()));
+  } catch (const std::bad_alloc&) {
+    result.set("error", make_error("InternalError", "OutOfMemory", "out of memory"));
+  } catch (const std::exception& e) {
+    result.set("error", make_error("InternalError", "Internal", e.what()));
+  } catch (...) {
+    result.set("error", make_error("InternalError", "Internal", "unknown C++ exception"));
+  }
+  return result;
+}
+
+size_t byte_length(const val& bytes) {
+  return bytes["byteLength"].as<size_t>();
+}
+
+// Copies a JS Uint8Array of exactly `size` bytes into wasm memory at `destination`.
+void copy_in(const val& bytes, void* destination, size_t size, const std::string& what) {
+  if (byte_length(bytes) != size) {
+    throw SessionError(
+        SessionError::Kind::InvalidInput,
+        what + ": expected " + std::to_string(size) + " bytes, got " + std::to_string(byte_length(bytes)));
+  }
+  if (size == 0) return;
+  val(emscripten::typed_memory_view(size, static_cast<uint8_t*>(destination))).call<void>("set", bytes);
+}
+
+// A new JS typed array (of T's kind) holding a copy of `count` elements at `source`.
+template <class T>
+val copy_out(const T* source, size_t count) {
+  return val(emscripten::typed_memory_view(count, source)).template call<val>("slice");
+}
+
+std::vector<int64_t> dims_from(const val& dims) {
+  std::vector<int64_t> out;
+  for (double d : emscripten::vecFromJSArray<double>(dims)) out.push_back(static_cast<int64_t>(d));
+  return out;
+}
+
+val tensor_infos(const std::vector<onemodel::TensorInfo>& infos) {
+  val array = val::array();
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const auto& info = infos[i];
+    val entry = val::object();
+    entry.set("name", info.name);
+    entry.set("dtype", static_cast<int>(info.dtype));
+    val dims = val::null();
+    if (info.has_shape) {
+      dims = val::array();
+      for (size_t d = 0; d < info.dims.size(); ++d) {
+        const auto& dim = info.dims[d];
+        dims.set(d, dim.fixed()         ? val(static_cast<double>(dim.value))
+                    : dim.param.empty() ? val::null()
+                                        : val(dim.param));
+      }
+    }
+    entry.set("dims", dims);
+    array.set(i, entry);
+  }
+  return array;
+}
+
+onemodel::SessionOptions options_from(const val& js) {
+  onemodel::SessionOptions options;
+  options.mode = js["mode"].as<std::string>() == "exact" ? onemodel::ExecutionMode::Exact
+                                                         : onemodel::ExecutionMode::Fast;
+  options.intra_op_threads = js["intraOpThreads"].as<int>();
+  options.max_cached_plans = js["maxCachedPlans"].as<int>();
+  options.kernels = js["kernels"].as<std::string>();
+  const std::string level = js["optimizationLevel"].as<std::string>();
+  options.optimization_level = level == "none"    ? onemodel::OptimizationLevel::None
+                               : level == "basic" ? onemodel::OptimizationLevel::Basic
+                                                  : onemodel::OptimizationLevel::All;
+  return options;
+}
+
+std::vector<std::byte> bytes_from(const val& bytes) {
+  std::vector<std::byte> buffer(byte_length(bytes));
+  copy_in(bytes, buffer.data(), buffer.size(), "model bytes");
+  return buffer;
+}
+
+// A loaded session, or a Model (which owns its session) when created through loadModel.
+class Handle {
+ public:
+  explicit Handle(onemodel::Session session) : session_(std::move(session)) {}
+  explicit Handle(onemodel::Model model) : model_(std::move(model)) {}
+
+  val inputs() {
+    return guarded([&] { return tensor_infos(session().inputs()); });
+  }
+  val outputs() {
+    return guarded([&] { return tensor_infos(session().outputs()); });
+  }
+  val kernel_path() {
+    return guarded([&] { return val(std::string(session().kernel_path())); });
+  }
+  val dispose() {
+    return guarded([&] {
+      session().dispose();
+      return val::undefined();
+    });
+  }
+
+  // feeds: array of {name, dtype (ONNX code), dims: number[], bytes: Uint8Array}; fetches: output names (all
+  // when empty). Returns an array of {dtype, dims, bytes} in the order of the outputs asked for.
+  val run(val feeds, val fetches) {
+    return guarded([&] {
+      std::vector<onemodel::NamedTensor> inputs;
+      const size_t count = feeds["length"].as<size_t>();
+      for (size_t i = 0; i < count; ++i) {
+        const val feed = feeds[i];
+        const int code = feed["dtype"].as<int>();
+        std::string name = feed["name"].as<std::string>();
+        if (!onemodel::is_stored_dtype(code)) {
+          throw SessionError(SessionError::Kind::InvalidInput,
+                             "input " + name + ": unsupported element type " + std::to_string(code));
+        }
+        onemodel::Tensor tensor(static_cast<onemodel::DType>(code), dims_from(feed["dims"]));
+        copy_in(feed["bytes"], tensor.raw(), tensor.byte_size(), "input '" + name + "'");
+        inputs.push_back({std::move(name), std::move(tensor)});
+      }
+      const auto names = emscripten::vecFromJSArray<std::string>(fetches);
+      const std::vector<onemodel::Tensor> results = session().run(inputs, names);
+      val out = val::array();
+      for (size_t i = 0; i < results.size(); ++i) {
+        const auto& tensor = results[i];
+        val entry = val::object();
+        entry.set("dtype", static_cast<int>(tensor.dtype()));
+        val dims = val::array();
+        for (size_t d = 0; d < tensor.shape().size(); ++d)
+          dims.set(d, static_cast<double>(tensor.shape()[d]));
+        entry.set("dims", dims);
+        entry.set("bytes", copy_out(static_cast<const uint8_t*>(tensor.raw()), tensor.byte_size()));
+        out.set(i, entry);
+      }
+      return out;
+    });
+  }
+
+  // Model::run: `bytes` holds the values of one input of element type `dtype` (F32, I64 or I32); `shape` may
+  // be empty. Returns a Float32Array.
+  val run_array(val bytes, int dtype, val shape) {
+    return guarded([&] {
+      if (!model_) throw SessionError(SessionError::Kind::Unsupported, "runArray needs a Model");
+      const std::vector<int64_t> dims = dims_from(shape);
+      switch (static_cast<onemodel::DType>(dtype)) {
+        case onemodel::DType::F32:
+          return run_values<float>(bytes, dims);
+        case onemodel::DType::I64:
+          return run_values<int64_t>(bytes, dims);
+        case onemodel::DType::I32:
+          return run_values<int32_t>(bytes, dims);
+        default:
+          throw SessionError(SessionError::Kind::InvalidInput,
+                             "Model.run takes float32, int64 or int32 values");
+      }
+    });
+  }
+
+ private:
+  onemodel::Session& session() { return model_ ? model_->session() : *session_; }
+
+  template <class T>
+  val run_values(const val& bytes, const std::vector<int64_t>& dims) {
+    const size_t size = byte_length(bytes);
+    if (size % sizeof(T) != 0)
+      throw SessionError(SessionError::Kind::InvalidInput, "input bytes are not whole values");
+    std::vector<T> values(size / sizeof(T));
+    copy_in(bytes, values.data(), size, "input");
+    const std::vector<float> result = model_->run(std::span<const T>(values), dims);
+    return copy_out(result.data(), result.size());
+  }
+
+  std::optional<onemodel::Session> session_;
+  std::optional<onemodel::Model> model_;
+};
+
+val load_session(val bytes, val options) {
+  return guarded([&] {
+    const std::vector<std::byte> buffer = bytes_from(bytes);
+    return val(Handle(onemodel::Session::load(std::span<const std::byte>(buffer), options_from(options))));
+  });
+}
+
+val load_model(val bytes, val options) {
+  return guarded([&] {
+    const std::vector<std::byte> buffer = bytes_from(bytes);
+    return val(Handle(onemodel::Model::load(std::span<const std::byte>(buffer), options_from(options))));
+  });
+}
+
+// The kernel lines of the cross-target golden hashes (tools/golden), so a browser can check its own exact bits.
+val golden_kernel_lines(std::string kernels) {
+  return guarded([&] {
+    std::string text;
+    for (const std::string& line : onemodel::golden::kernel_lines(kernels, 1)) text += line + "\n";
+    return val(text);
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(onemodel) {
+  emscripten::class_<Handle>("Handle")
+      .function("inputs", &Handle::inputs)
+      .function("outputs", &Handle::outputs)
+      .function("kernelPath", &Handle::kernel_path)
+      .function("run", &Handle::run)
+      .function("runArray", &Handle::run_array)
+      .function("dispose", &Handle::dispose);
+  emscripten::function("loadSession", &load_session);
+  emscripten::function("loadModel", &load_model);
+  emscripten::function("goldenKernelLines", &golden_kernel_lines);
+}

@@ -1,0 +1,117 @@
+// Types of the onemodel npm package (web/onemodel.mjs).
+
+/** Element type names; int64/uint64 use BigInt arrays, bool holds 0/1 bytes, float16/bfloat16 hold bit patterns. */
+export type TensorType =
+  | 'float32' | 'float64'
+  | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64'
+  | 'bool' | 'float16' | 'bfloat16';
+
+export interface TensorDataTypes {
+  float32: Float32Array;
+  float64: Float64Array;
+  int8: Int8Array;
+  uint8: Uint8Array;
+  int16: Int16Array;
+  uint16: Uint16Array;
+  int32: Int32Array;
+  uint32: Uint32Array;
+  int64: BigInt64Array;
+  uint64: BigUint64Array;
+  bool: Uint8Array;
+  float16: Uint16Array;
+  bfloat16: Uint16Array;
+}
+
+export type TensorData = TensorDataTypes[TensorType];
+
+/** A dense row-major tensor. The data is the caller's array (inputs) or a fresh copy (outputs). */
+export class Tensor<T extends TensorType = TensorType> {
+  /** `data` may be a plain array (converted; not for float16/bfloat16). `dims` defaults to `[data.length]`. */
+  constructor(type: T, data: TensorDataTypes[T] | readonly (number | bigint | boolean)[], dims?: readonly number[]);
+  /** The type follows the array: Float32Array is float32, Uint8Array is uint8, BigInt64Array is int64, ... */
+  constructor(data: TensorData, dims?: readonly number[]);
+  readonly type: T;
+  readonly data: TensorDataTypes[T];
+  readonly dims: readonly number[];
+  /** Number of elements. */
+  readonly size: number;
+}
+
+/** A declared input or output. A dimension is a fixed extent, a symbolic name, or null when unknown. */
+export interface TensorInfo {
+  readonly name: string;
+  readonly type: TensorType;
+  /** null when the rank is unknown. */
+  readonly dims: readonly (number | string | null)[] | null;
+}
+
+export interface SessionOptions {
+  /** 'fast' (default): fastest kernels. 'exact': the same output bits on every target, kernel path and thread count. */
+  mode?: 'fast' | 'exact';
+  /** Threads per operator including the caller; 0 (default) = all cores. The default wasm build is single-threaded. */
+  intraOpThreads?: number;
+  /** Kernel path to force: 'scalar' or 'v128' in wasm. Default: ONEMODEL_KERNELS in Node, else the best available. */
+  kernels?: string;
+  /** Execution plans kept per session, one per set of input shapes (default 16). */
+  maxCachedPlans?: number;
+  /** Graph passes to run (default 'all'); exact mode skips those that change bits. */
+  optimizationLevel?: 'none' | 'basic' | 'all';
+}
+
+/** Model bytes, a path (Node) or a URL (fetched). */
+export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | string | URL;
+
+export class Session {
+  private constructor();
+  /** Loads and compiles a model; rejects with OneModelError (e.g. kind 'UnsupportedOperator', 'Malformed'). */
+  static create(source: ModelSource, options?: SessionOptions): Promise<Session>;
+  readonly inputs: readonly TensorInfo[];
+  readonly outputs: readonly TensorInfo[];
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  /** 'scalar' or 'v128' in wasm. */
+  readonly kernelPath: string;
+  /** Every input once, by name; resolves to the outputs named in `fetches` (default: all), each a new Tensor. */
+  run(feeds: Record<string, Tensor>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
+  /** Frees the weights; later calls throw OneModelError with kind 'Disposed'. */
+  release(): void;
+}
+
+/** The happy path: one input, one output, arrays in and out. */
+export class Model {
+  private constructor();
+  static load(source: ModelSource, options?: SessionOptions): Promise<Model>;
+  /** The session behind the model (released together with it). */
+  readonly session: Session;
+  /**
+   * Runs the model on one input. Without `shape` the input's declared dims are used, one unknown extent being
+   * inferred from the value count. Returns the output as float32.
+   */
+  run(values: Float32Array | BigInt64Array | Int32Array | readonly number[], shape?: readonly number[]): Float32Array;
+  release(): void;
+}
+
+/** A failure reported by the library, with the fields of the C++ exception. */
+export class OneModelError extends Error {
+  readonly name: 'OneModelError';
+  /** The C++ class: 'ImportError', 'SessionError', 'Error' (other library errors) or 'InternalError'. */
+  readonly category: 'ImportError' | 'SessionError' | 'Error' | 'InternalError';
+  /**
+   * ImportError: 'Malformed' | 'InvalidModel' | 'Unsupported' | 'ExternalData' | 'Io'.
+   * SessionError: 'UnsupportedOperator' | 'ExactModeUnavailable' | 'InvalidModel' | 'Unsupported' | 'InvalidInput' |
+   * 'Disposed'. InternalError: 'OutOfMemory' | 'Internal'.
+   */
+  readonly kind: string;
+  /** SessionError: every operator involved, as "Type (opset N)" or "Type"; empty otherwise. */
+  readonly operators: readonly string[];
+  /** SessionError: the node involved, if any. */
+  readonly node?: string;
+  /** ImportError: the file or stream being read, if known. */
+  readonly inputName?: string;
+  /** ImportError: byte offset from the start of the input, if known. */
+  readonly offset?: number;
+  /** ImportError: field path such as "ModelProto.graph.node[3].attribute[1].t", if known. */
+  readonly fieldPath?: string;
+  /** ImportError: the message without the location. */
+  readonly detail?: string;
+}

@@ -1,0 +1,318 @@
+// The JavaScript API of onemodel (shipped as dist/index.mjs), shaped like onnxruntime-web's InferenceSession:
+//
+//   const session = await Session.create(bytesOrPathOrUrl, { mode: 'exact' });
+//   const out = await session.run({ features: new Tensor('float32', data, [2, 3]) });
+//
+// Everything crosses into wasm by copy and comes back as fresh typed arrays (bindings.cc), so results stay valid
+// when the wasm memory grows. Errors from the library arrive as OneModelError carrying the C++ exception's fields.
+// Emscripten's loader for onemodel.wasm, next to this file once built into npm/dist/ (web/CMakeLists.txt).
+import createOneModel from './onemodel.mjs';
+
+const IN_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+// Element types by name: the ONNX TensorProto code and the typed array holding the elements. bool holds 0/1 bytes;
+// float16 and bfloat16 hold raw bit patterns.
+const TYPES = {
+  float32: { code: 1, array: Float32Array },
+  uint8: { code: 2, array: Uint8Array },
+  int8: { code: 3, array: Int8Array },
+  uint16: { code: 4, array: Uint16Array },
+  int16: { code: 5, array: Int16Array },
+  int32: { code: 6, array: Int32Array },
+  int64: { code: 7, array: BigInt64Array },
+  bool: { code: 9, array: Uint8Array },
+  float16: { code: 10, array: Uint16Array },
+  float64: { code: 11, array: Float64Array },
+  uint32: { code: 12, array: Uint32Array },
+  uint64: { code: 13, array: BigUint64Array },
+  bfloat16: { code: 16, array: Uint16Array },
+};
+const TYPE_NAMES = new Map(Object.entries(TYPES).map(([name, { code }]) => [code, name]));
+// The type a typed array stands for when no type is named (bool and the 16-bit floats must be named).
+const DEFAULT_TYPES = new Map(
+  ['float32', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'float64', 'uint32', 'uint64'].map((name) => [
+    TYPES[name].array,
+    name,
+  ]),
+);
+
+export class OneModelError extends Error {
+  constructor({ category, kind, message, detail, inputName, offset, fieldPath, node, operators }) {
+    super(message);
+    this.name = 'OneModelError';
+    this.category = category;
+    this.kind = kind;
+    this.detail = detail;
+    this.inputName = inputName;
+    this.offset = offset;
+    this.fieldPath = fieldPath;
+    this.node = node;
+    this.operators = operators ?? [];
+  }
+}
+
+export class Tensor {
+  // new Tensor(type, data, dims?) or new Tensor(typedArray, dims?); dims default to [data.length].
+  constructor(typeOrData, dataOrDims, maybeDims) {
+    let type, data, dims;
+    if (typeof typeOrData === 'string') {
+      [type, data, dims] = [typeOrData, dataOrDims, maybeDims];
+    } else {
+      [data, dims] = [typeOrData, dataOrDims];
+      type = DEFAULT_TYPES.get(data?.constructor);
+      if (!type) throw new TypeError('Tensor: pass a type name or a typed array of a numeric type');
+    }
+    const spec = TYPES[type];
+    if (!spec) throw new TypeError(`Tensor: unknown type '${type}'`);
+    if (Array.isArray(data)) data = arrayToTyped(type, data);
+    if (!(data instanceof spec.array)) throw new TypeError(`Tensor: a '${type}' tensor takes a ${spec.array.name}`);
+    dims = dims === undefined ? [data.length] : checkDims(dims, 'Tensor');
+    const size = dims.reduce((a, b) => a * b, 1);
+    if (size !== data.length) {
+      throw new RangeError(`Tensor: dims [${dims}] hold ${size} elements but the data has ${data.length}`);
+    }
+    this.type = type;
+    this.data = data;
+    this.dims = Object.freeze(dims);
+    this.size = size;
+  }
+}
+
+function arrayToTyped(type, values) {
+  switch (type) {
+    case 'int64': return BigInt64Array.from(values, BigInt);
+    case 'uint64': return BigUint64Array.from(values, BigInt);
+    case 'bool': return Uint8Array.from(values, (v) => (v ? 1 : 0));
+    case 'float16':
+    case 'bfloat16': throw new TypeError(`Tensor: pass '${type}' data as a Uint16Array of bit patterns`);
+    default: return TYPES[type].array.from(values);
+  }
+}
+
+function checkDims(dims, where) {
+  const out = Array.from(dims ?? [], Number);
+  if (!out.every((d) => Number.isSafeInteger(d) && d >= 0)) {
+    throw new TypeError(`${where}: dims must be non-negative integers, got [${Array.from(dims ?? [])}]`);
+  }
+  return out;
+}
+
+function byteView(data) {
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+// The wasm module is instantiated once per realm, on first use.
+let modulePromise;
+function wasmModule() {
+  if (!modulePromise) {
+    modulePromise = (async () => {
+      const settings = {};
+      // Hands the loader a CommonJS require for Node releases without process.getBuiltinModule (web/pre.js).
+      if (IN_NODE) settings.nodeRequire = (await import('node:module')).createRequire(import.meta.url);
+      return createOneModel(settings);
+    })();
+    // A failed load (say, a network error fetching the .wasm) is retried by the next call.
+    modulePromise.catch(() => {
+      modulePromise = undefined;
+    });
+  }
+  return modulePromise;
+}
+
+function unwrap(result) {
+  if (result.error) throw new OneModelError(result.error);
+  return result.value;
+}
+
+// Shaped like the library's own ImportError(Io): "Io: <detail> (input <name>)".
+function ioError(source, cause) {
+  const detail = `cannot read the model: ${cause}`;
+  return new OneModelError({
+    category: 'ImportError',
+    kind: 'Io',
+    message: `Io: ${detail} (input ${source})`,
+    detail,
+    inputName: String(source),
+  });
+}
+
+// Model bytes from a Uint8Array/ArrayBuffer/view, a path (Node) or a URL (fetched; in Node only http: and https:).
+async function readSource(source) {
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return byteView(source);
+  if (typeof source !== 'string' && !(source instanceof URL)) {
+    throw new TypeError('expected model bytes (Uint8Array, ArrayBuffer), a path or a URL');
+  }
+  const text = String(source);
+  if (IN_NODE && !/^https?:/i.test(text)) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      return new Uint8Array(await readFile(source instanceof URL || text.startsWith('file:') ? new URL(text) : text));
+    } catch (error) {
+      throw ioError(text, error.message);
+    }
+  }
+  let response;
+  try {
+    response = await fetch(source);
+  } catch (error) {
+    throw ioError(text, error.message);
+  }
+  if (!response.ok) throw ioError(text, `HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+function nativeOptions(options = {}) {
+  const {
+    mode = 'fast',
+    intraOpThreads = 0,
+    maxCachedPlans = 16,
+    optimizationLevel = 'all',
+    kernels = (IN_NODE && process.env.ONEMODEL_KERNELS) || '',
+  } = options;
+  if (mode !== 'fast' && mode !== 'exact') throw new RangeError(`mode must be 'fast' or 'exact', got '${mode}'`);
+  if (!['none', 'basic', 'all'].includes(optimizationLevel)) {
+    throw new RangeError(`optimizationLevel must be 'none', 'basic' or 'all', got '${optimizationLevel}'`);
+  }
+  for (const [name, value] of Object.entries({ intraOpThreads, maxCachedPlans })) {
+    if (!Number.isInteger(value) || value < 0 || value > 0x7fffffff) {
+      throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+    }
+  }
+  if (typeof kernels !== 'string') throw new TypeError('kernels must be a string');
+  return { mode, intraOpThreads, maxCachedPlans, optimizationLevel, kernels };
+}
+
+// Frees the C++ object of a session that was never released once nothing refers to it.
+const finalizer = new FinalizationRegistry((handle) => {
+  handle.dispose();
+  handle.delete();
+});
+
+// One C++ session or model, shared by a Model and its `session`.
+class Native {
+  constructor(handle) {
+    this.handle = handle;
+    finalizer.register(this, handle, this);
+  }
+
+  call(method, ...args) {
+    if (!this.handle) {
+      throw new OneModelError({ category: 'SessionError', kind: 'Disposed', message: 'the session was disposed' });
+    }
+    return unwrap(this.handle[method](...args));
+  }
+
+  release() {
+    const handle = this.handle;
+    if (!handle) return;
+    this.handle = null;
+    finalizer.unregister(this);
+    try {
+      unwrap(handle.dispose());
+    } finally {
+      handle.delete();
+    }
+  }
+}
+
+function tensorInfos(list) {
+  return Object.freeze(
+    list.map(({ name, dtype, dims }) =>
+      Object.freeze({ name, type: TYPE_NAMES.get(dtype), dims: dims && Object.freeze(dims) }),
+    ),
+  );
+}
+
+// `loader` is the binding's loadSession or loadModel.
+async function loadNative(loader, source, options) {
+  const settings = nativeOptions(options);
+  const [module, bytes] = await Promise.all([wasmModule(), readSource(source)]);
+  return new Native(unwrap(module[loader](bytes, settings)));
+}
+
+const CONSTRUCT = Symbol('construct');
+
+export class Session {
+  #native;
+
+  static async create(source, options = {}) {
+    return new Session(CONSTRUCT, await loadNative('loadSession', source, options));
+  }
+
+  constructor(token, native) {
+    if (token !== CONSTRUCT) throw new TypeError('use Session.create() to make a Session');
+    this.#native = native;
+    this.inputs = tensorInfos(native.call('inputs'));
+    this.outputs = tensorInfos(native.call('outputs'));
+    this.inputNames = Object.freeze(this.inputs.map((i) => i.name));
+    this.outputNames = Object.freeze(this.outputs.map((o) => o.name));
+    this.kernelPath = native.call('kernelPath');
+  }
+
+  // feeds: { name: Tensor }; fetches: the output names wanted (default all). Resolves to { name: Tensor }.
+  async run(feeds, fetches = this.outputNames) {
+    if (typeof feeds !== 'object' || feeds === null) throw new TypeError('run: feeds must be an object of tensors');
+    if (!Array.isArray(fetches) || !fetches.every((n) => typeof n === 'string')) {
+      throw new TypeError('run: fetches must be an array of output names');
+    }
+    const inputs = Object.entries(feeds).map(([name, value]) => {
+      // Tensors from another copy of this package (or plain {type, data, dims}) are checked like new ones.
+      if (typeof value?.type !== 'string') throw new TypeError(`run: feed '${name}' must be a Tensor`);
+      const tensor = value instanceof Tensor ? value : new Tensor(value.type, value.data, value.dims);
+      return { name, dtype: TYPES[tensor.type].code, dims: [...tensor.dims], bytes: byteView(tensor.data) };
+    });
+    const results = this.#native.call('run', inputs, fetches);
+    const out = {};
+    results.forEach(({ dtype, dims, bytes }, i) => {
+      const type = TYPE_NAMES.get(dtype);
+      const { array } = TYPES[type];
+      const data = new array(bytes.buffer, bytes.byteOffset, bytes.length / array.BYTES_PER_ELEMENT);
+      out[fetches[i]] = new Tensor(type, data, dims);
+    });
+    return out;
+  }
+
+  // Frees the weights; later calls throw OneModelError (kind 'Disposed').
+  release() {
+    this.#native.release();
+  }
+}
+
+export class Model {
+  #native;
+
+  static async load(source, options = {}) {
+    return new Model(CONSTRUCT, await loadNative('loadModel', source, options));
+  }
+
+  constructor(token, native) {
+    if (token !== CONSTRUCT) throw new TypeError('use Model.load() to make a Model');
+    this.#native = native;
+    this.session = new Session(CONSTRUCT, native);
+  }
+
+  // One input, one output: values as a Float32Array, BigInt64Array (token ids), Int32Array or an array of numbers;
+  // `shape` is optional (the model's declared dims, with one unknown extent inferred from the value count).
+  run(values, shape = []) {
+    if (Array.isArray(values)) values = Float32Array.from(values);
+    const type = values instanceof Float32Array ? 'float32'
+      : values instanceof BigInt64Array ? 'int64'
+      : values instanceof Int32Array ? 'int32'
+      : null;
+    if (!type) throw new TypeError('Model.run takes a Float32Array, BigInt64Array, Int32Array or an array of numbers');
+    return this.#native.call('runArray', byteView(values), TYPES[type].code, checkDims(shape, 'Model.run'));
+  }
+
+  release() {
+    this.#native.release();
+  }
+}
+
+// The exact-mode kernel hashes of the cross-target golden check (testdata/golden-exact.txt in the repository): GEMM
+// sweeps, the seven exact transcendentals and softmax rows on this runtime. Equal lines on two machines mean their
+// exact kernels compute the same bits. kernels: '' (best), 'scalar' or 'v128'.
+export async function goldenKernelLines(kernels = '') {
+  const module = await wasmModule();
+  return unwrap(module.goldenKernelLines(kernels)).trimEnd().split('\n');
+}
