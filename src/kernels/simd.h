@@ -6,6 +6,13 @@
 // `a * b + c` is two roundings. Only L::fma fuses, and exact kernels never call it.
 #pragma once
 
+// Each kernel path compiles these headers with its own ISA flags. Everything they define lives in an inline namespace
+// named after the path (CMake sets it for src/kernels/paths/<path>.cc), so every inline function and template
+// instance gets a path-specific symbol: the linker can never hand the avx2 path a copy compiled for AVX-512.
+#ifndef ONEMODEL_KERNEL_NAMESPACE
+#define ONEMODEL_KERNEL_NAMESPACE generic
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -28,7 +35,7 @@ inline batch<float, neon64>& batch<float, neon64>::operator/=(const batch<float,
 #endif
 #endif
 
-namespace onemodel::simd {
+namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE::simd {
 
 inline float bits_to_float(uint32_t u) {
   float f;
@@ -127,4 +134,4 @@ inline typename L::F canonicalize_nan(typename L::F v) {
   return L::select(L::is_nan(v), L::as_float(L::splat_i(static_cast<int32_t>(kCanonicalNaN))), v);
 }
 
-}  // namespace onemodel::simd
+}  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE::simd

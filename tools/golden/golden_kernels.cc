@@ -114,7 +114,7 @@ std::vector<std::string> kernel_lines(const std::string& kernels, int threads) {
     lines.push_back(line("gemm/large", hash));
   }
 
-  const std::vector<float> sweep = math::transcendental_sweep_inputs();
+  const std::vector<float> sweep = golden::transcendental_sweep_inputs();
   const std::pair<UnaryFn, const char*> functions[] = {
       {UnaryFn::Exp, "exp"},         {UnaryFn::Log, "log"},          {UnaryFn::Tanh, "tanh"},
       {UnaryFn::Erf, "erf"},         {UnaryFn::Sigmoid, "sigmoid"},  {UnaryFn::GeluErf, "gelu-erf"},

@@ -51,7 +51,7 @@
 #include "kernels/simd.h"
 #include "threading/parallel_for.h"
 
-namespace onemodel {
+namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
 
 template <class L, class Tile>
 struct GemmImpl {
@@ -301,4 +301,4 @@ struct GemmImpl {
   }
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE

@@ -5,7 +5,7 @@
 
 #include "kernels/simd.h"
 
-namespace onemodel::math {
+namespace onemodel::golden {
 
 namespace {
 
@@ -54,4 +54,4 @@ std::vector<float> transcendental_sweep_inputs() {
   return out;
 }
 
-}  // namespace onemodel::math
+}  // namespace onemodel::golden

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-namespace onemodel::math {
+namespace onemodel::golden {
 
 // Every 4099th fp32 bit pattern (0, 4099, 8198, ...) followed by special values: signed zeros, infinities,
 // NaNs with several payloads and both signs, subnormals, and each branch threshold of the functions with its
@@ -12,4 +12,4 @@ namespace onemodel::math {
 // everywhere.
 std::vector<float> transcendental_sweep_inputs();
 
-}  // namespace onemodel::math
+}  // namespace onemodel::golden

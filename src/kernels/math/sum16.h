@@ -8,7 +8,7 @@
 
 #include "kernels/simd.h"
 
-namespace onemodel::math {
+namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE::math {
 
 template <class L>
 class Sum16 {
@@ -40,4 +40,4 @@ class Sum16 {
   typename L::F acc_[kVectors];
 };
 
-}  // namespace onemodel::math
+}  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE::math

@@ -18,7 +18,7 @@
 
 #include "kernels/simd.h"
 
-namespace onemodel::math {
+namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE::math {
 
 namespace detail {
 
@@ -272,4 +272,4 @@ inline typename L::F gelu_tanh(typename L::F x) {
   return detail::gelu_specials<L>(x, result);
 }
 
-}  // namespace onemodel::math
+}  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE::math

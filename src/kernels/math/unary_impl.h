@@ -10,7 +10,7 @@
 #include "kernels/math/transcendental.h"
 #include "kernels/simd.h"
 
-namespace onemodel {
+namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
 
 namespace math_detail {
 
@@ -143,4 +143,4 @@ void softmax_rows_kernel(bool exact, const float* x, float* y, size_t rows, size
   }
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE
