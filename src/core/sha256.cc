@@ -46,6 +46,7 @@ void Sha256::update(std::span<const std::byte> data) {
   const auto* p = reinterpret_cast<const uint8_t*>(data.data());
   size_t n = data.size();
   length_ += n;
+  if (n == 0) return;  // data() may be null
   if (buffered_ > 0) {
     size_t take = std::min(n, 64 - buffered_);
     std::memcpy(buffer_.data() + buffered_, p, take);
