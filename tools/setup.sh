@@ -9,12 +9,16 @@ packages=(
   emscripten libxsimd-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   g++-aarch64-linux-gnu qemu-user
   chromium libonnx-testdata python3-onnx python3-numpy
-  nodejs npm libclang-rt-14-dev
+  libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node 20 and npm may come from another packaging of nodejs that bundles npm; only a machine without them gets
+# Debian's.
+command -v node > /dev/null || missing+=(nodejs)
+command -v npm > /dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "setup: installing Debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -82,6 +82,21 @@ TEST(Session, MissingOperatorsAreAllListed) {
   }
 }
 
+TEST(Session, ExactModeRefusesOperatorsWithoutExactKernels) {
+  try {
+    Session::load(model_path("wave.onnx"), {.mode = ExecutionMode::Exact});
+    FAIL() << "expected ExactModeUnavailable";
+  } catch (const SessionError& e) {
+    EXPECT_EQ(e.kind(), SessionError::Kind::ExactModeUnavailable);
+    EXPECT_EQ(e.operators(), (std::vector<std::string>{"Cos"}));
+    EXPECT_NE(std::string(e.what()).find("no exact kernel exists for Cos"), std::string::npos);
+  }
+  auto fast = Model::load(model_path("wave.onnx"));
+  std::vector<float> t = {0, 1, 2, 3};
+  auto y = fast.run(std::span<const float>(t));
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(y[i], std::cos(static_cast<double>(t[i])), 1e-6);
+}
+
 TEST(Session, PlanCacheServesManyShapesAndEvictsOldest) {
   auto s = Session::load(model_path("scorer.onnx"), {.max_cached_plans = 2});
   auto b = Tensor::from<float>({0.5f, 1.5f}, {1, 2});

@@ -13,6 +13,7 @@ std::span<const OpDef> elementwise_defs() {
       {"Log", 6, kLatestOpset, make_log},         {"Tanh", 6, kLatestOpset, make_tanh},
       {"Sigmoid", 6, kLatestOpset, make_sigmoid}, {"Erf", 9, kLatestOpset, make_erf},
       {"Gelu", 20, kLatestOpset, make_gelu},      {"Cast", 6, kLatestOpset, make_cast},
+      {"Sin", 7, kLatestOpset, make_sin},         {"Cos", 7, kLatestOpset, make_cos},
   };
   return defs;
 }

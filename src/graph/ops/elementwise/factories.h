@@ -19,5 +19,7 @@ std::unique_ptr<OpKernel> make_sigmoid(const NodeInfo& node);  // unary_math.cc
 std::unique_ptr<OpKernel> make_erf(const NodeInfo& node);      // unary_math.cc
 std::unique_ptr<OpKernel> make_gelu(const NodeInfo& node);     // unary_math.cc
 std::unique_ptr<OpKernel> make_cast(const NodeInfo& node);     // cast.cc
+std::unique_ptr<OpKernel> make_sin(const NodeInfo& node);      // trig.cc
+std::unique_ptr<OpKernel> make_cos(const NodeInfo& node);      // trig.cc
 
 }  // namespace onemodel::ops
