@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Each kernel path object is compiled with its own ISA flags. A weak (inline or template) symbol defined by two of
-# them would let the linker keep one copy for both paths, e.g. AVX-512 code behind the avx2 table. Fails when a path
-# object defines a weak symbol outside its own onemodel::path_<name> namespace (C++ runtime data excepted).
+# them lets the linker keep one copy for both paths, e.g. AVX-512 code behind the avx2 table. Fails when any weak
+# symbol (C++ runtime data excepted) is defined by more than one path object.
 # Usage: tools/check-path-symbols.sh PATH_NAME=OBJECT...
 set -euo pipefail
-status=0
+all=$(mktemp)
+trap 'rm -f "$all"' EXIT
 for arg in "$@"; do
   name=${arg%%=*}
   object=${arg#*=}
-  leaks=$(nm -C "$object" | awk '$2 ~ /^[WV]$/' | grep -v "onemodel::path_$name::" | grep -v "DW.ref.__gxx_personality_v0" || true)
-  if [ -n "$leaks" ]; then
-    echo "path $name shares weak symbols with other translation units:"
-    echo "$leaks" | head -20 | sed 's/^/    /'
-    status=1
-  else
-    echo "path $name: no shared weak symbols"
-  fi
+  nm "$object" | awk -v path="$name" '$2 ~ /^[WV]$/ && $3 != "DW.ref.__gxx_personality_v0" { print $3, path }' >> "$all"
+  echo "path $name: $(awk -v path="$name" '$2 == path' "$all" | wc -l) weak symbols"
 done
-exit $status
+shared=$(sort -u "$all" | awk '{ count[$1]++; paths[$1] = paths[$1] " " $2 } END { for (s in count) if (count[s] > 1) print s ":" paths[s] }')
+if [ -n "$shared" ]; then
+  echo "weak symbols defined by several kernel paths (the linker may pick the wrong ISA's copy):"
+  echo "$shared" | head -20 | sed 's/^/    /'
+  exit 1
+fi
+echo "no weak symbol is shared between kernel paths"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Every test of the repository, in one command (README, .ci/run). Installs what it needs through tools/setup.sh.
-# Stages: native build + unit tests, examples, golden hashes on every row, conformance (both modes), wasm build +
-# Node and Chromium tests, arm64 under qemu, and the unit tests again under AddressSanitizer + UBSan.
+# Stages: native build + unit tests, wasm build + Node and Chromium tests, the cookbook examples (C++ and JS), the arm64
+# build and unit tests under qemu, golden hashes on every row (needs the three builds), conformance (both modes), and the unit tests again under AddressSanitizer + UBSan.
 # ONEMODEL_TEST_STAGES="native golden ..." runs a subset (for development; CI runs all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export ONEMODEL_JOBS=${ONEMODEL_JOBS:-2}
-stages=${ONEMODEL_TEST_STAGES:-"native examples wasm golden conformance arm64 sanitize"}
+stages=${ONEMODEL_TEST_STAGES:-"native wasm examples arm64 golden conformance sanitize"}
 passed=0
 failed=0
 failures=()
@@ -61,11 +61,11 @@ sanitize() {
 
 tools/setup.sh || { echo "setup failed"; exit 1; }
 stage native native
-stage examples examples
 stage wasm wasm
+stage examples examples
+stage arm64 arm64
 stage golden golden
 stage conformance conformance
-stage arm64 arm64
 stage sanitize sanitize
 
 echo
