@@ -50,17 +50,7 @@ class Gather final : public OpKernel {
         static_cast<size_t>(data.shape.count(axis + 1, data.shape.rank)) * dtype_size(data.dtype);
     const int64_t picks = run.inputs[1].count();
     // Check every index before copying, so a bad index is reported even when nothing would be copied.
-    for (int64_t k = 0; k < picks; ++k) {
-      const int64_t index = indices[k];
-      if (index < -extent || index >= extent) {
-        const std::string node = run.node != nullptr ? run.node->display_name() : std::string("Gather");
-        throw SessionError(SessionError::Kind::InvalidInput,
-                           "Gather node '" + node + "': index " + std::to_string(index) + " is outside [-" +
-                               std::to_string(extent) + ", " + std::to_string(extent) + ") on axis " +
-                               std::to_string(axis),
-                           node);
-      }
-    }
+    for (int64_t k = 0; k < picks; ++k) checked_index(run, indices[k], extent);
     if (row_bytes == 0) return;
     const std::byte* src = data.data;
     std::byte* dst = run.outputs[0].data;

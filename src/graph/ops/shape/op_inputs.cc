@@ -15,17 +15,18 @@ void require_inputs(const NodeInfo& node, size_t min, size_t max) {
   }
 }
 
-std::vector<int64_t> int_list(const InferContext& ctx, const TensorRef& value, std::string_view what) {
+IntSeq int_seq(const InferContext& ctx, const TensorRef& value, std::string_view what) {
   if (value.shape.rank > 1) ctx.fail(std::string(what) + " must be a scalar or a 1-D tensor");
-  const auto n = static_cast<size_t>(value.count());
-  std::vector<int64_t> out(n);
-  if (value.dtype == DType::I64) {
-    for (size_t i = 0; i < n; ++i) out[i] = value.as<const int64_t>()[i];
-  } else if (value.dtype == DType::I32) {
-    for (size_t i = 0; i < n; ++i) out[i] = value.as<const int32_t>()[i];
-  } else {
+  if (value.dtype != DType::I64 && value.dtype != DType::I32) {
     ctx.fail(std::string(what) + " must be int64 or int32, not " + std::string(dtype_name(value.dtype)));
   }
+  return IntSeq::of(value);
+}
+
+std::vector<int64_t> int_list(const InferContext& ctx, const TensorRef& value, std::string_view what) {
+  const IntSeq seq = int_seq(ctx, value, what);
+  std::vector<int64_t> out(seq.size());
+  for (size_t i = 0; i < seq.size(); ++i) out[i] = seq[i];
   return out;
 }
 
@@ -37,6 +38,16 @@ std::optional<std::vector<int64_t>> int_list_input(InferContext& ctx, size_t i, 
     return std::nullopt;
   }
   return int_list(ctx, *value, what);
+}
+
+std::optional<IntSeq> int_seq_input(InferContext& ctx, size_t i, std::string_view what) {
+  if (!ctx.has_input(i)) return IntSeq{};
+  const TensorRef* value = ctx.input_value(i);
+  if (value == nullptr) {
+    ctx.require_run_time_values();
+    return std::nullopt;
+  }
+  return int_seq(ctx, *value, what);
 }
 
 uint32_t axes_mask(const InferContext& ctx, std::span<const int64_t> axes, int rank) {
@@ -51,6 +62,16 @@ uint32_t axes_mask(const InferContext& ctx, std::span<const int64_t> axes, int r
     mask |= 1u << a;
   }
   return mask;
+}
+
+int64_t checked_index(const OpRun& run, int64_t index, int64_t extent) {
+  if (index >= -extent && index < extent) return index < 0 ? index + extent : index;
+  const std::string node = run.node != nullptr ? run.node->display_name() : std::string();
+  const std::string op = run.node != nullptr ? run.node->node().op_type : std::string("operator");
+  throw SessionError(SessionError::Kind::InvalidInput,
+                     op + " node '" + node + "': index " + std::to_string(index) + " is outside [-" +
+                         std::to_string(extent) + ", " + std::to_string(extent) + ")",
+                     node);
 }
 
 void check_dims(const InferContext& ctx, std::span<const int64_t> dims, size_t element_size,

@@ -1,4 +1,5 @@
-// Shape: the input's extents [start, end) as an int64 vector, a constant of the plan.
+// Shape and Size: the input's extents [start, end) as an int64 vector, and its element count as an int64
+// scalar; both constants of the plan.
 #include <algorithm>
 
 #include "graph/ops/shape/factories.h"
@@ -32,7 +33,25 @@ class ShapeOp final : public OpKernel {
   int64_t start_, end_;
 };
 
+class Size final : public OpKernel {
+ public:
+  Size() { supports_exact = true; }
+
+  void infer(InferContext& ctx) const override {
+    ConstTensor value = ConstTensor::allocate(DType::I64, Shape{});
+    *value.ref.as<int64_t>() = ctx.input_shape(0).count();
+    ctx.set_constant_output(0, std::move(value));
+  }
+
+  void run(const OpRun&) const override {}  // never called: the output is a plan constant
+};
+
 }  // namespace
+
+std::unique_ptr<OpKernel> make_size(const NodeInfo& node) {
+  require_inputs(node, 1, 1);
+  return std::make_unique<Size>();
+}
 
 std::unique_ptr<OpKernel> make_shape(const NodeInfo& node) {
   require_inputs(node, 1, 1);
