@@ -5,22 +5,22 @@
 #include <functional>
 #include <type_traits>
 
-#include "graph/ops/elementwise/broadcast.h"
-#include "graph/ops/elementwise/common.h"
-#include "graph/ops/elementwise/element_types.h"
+#include "graph/ops/elementwise/binary_kernel.h"
 #include "graph/ops/elementwise/factories.h"
 
 namespace onemodel::ops {
 namespace {
 
-// Integer arithmetic in an unsigned type at least as wide as int: nothing is promoted to a signed int that
-// could overflow, and narrowing back is modulo 2^n.
-template <class V>
-using Wrap = std::conditional_t<(sizeof(V) < sizeof(unsigned)), unsigned, std::make_unsigned_t<V>>;
+// The element types every arithmetic operator takes.
+struct NumericOp {
+  static constexpr bool kBoolOutput = false;
+  template <class E>
+  static constexpr bool serves = is_numeric_elem<E>;
+};
 
 // Add, Sub and Mul: the same expression for floats and, in the wrapping type, for integers.
 template <class Fn>
-struct RingOp {
+struct RingOp : NumericOp {
   template <class V>
   static V apply(V a, V b) {
     if constexpr (std::is_integral_v<V>) {
@@ -34,7 +34,7 @@ using AddOp = RingOp<std::plus<>>;
 using SubOp = RingOp<std::minus<>>;
 using MulOp = RingOp<std::multiplies<>>;
 
-struct DivOp {
+struct DivOp : NumericOp {
   template <class V>
   static V apply(V a, V b) {
     if constexpr (std::is_integral_v<V>) {
@@ -50,90 +50,19 @@ struct DivOp {
   }
 };
 
-// Step used when the block's steps are run-time values rather than template arguments.
-constexpr int kRunTimeStep = -1;
-
-// One block of the broadcast (BinaryBlockFn). With the steps as template arguments the loop is flat and the
-// compiler vectorises it.
-template <class Op, class E, bool kExact, int kStepA, int kStepB>
-void binary_block(const std::byte* a_bytes, int64_t step_a, const std::byte* b_bytes, int64_t step_b,
-                  std::byte* y_bytes, int64_t n) {
-  using S = typename E::Stored;
-  const S* a = reinterpret_cast<const S*>(a_bytes);
-  const S* b = reinterpret_cast<const S*>(b_bytes);
-  S* y = reinterpret_cast<S*>(y_bytes);
-  const int64_t sa = kStepA == kRunTimeStep ? step_a : kStepA;
-  const int64_t sb = kStepB == kRunTimeStep ? step_b : kStepB;
-  for (int64_t i = 0; i < n; ++i) {
-    auto v = Op::apply(E::load(a[i * sa]), E::load(b[i * sb]));
-    if constexpr (kExact) v = canonicalize(v);
-    y[i] = E::store(v);
-  }
-}
-
-// f32, the type whose speed matters, gets one loop per step pattern; the other types share one loop that
-// reads the steps at run time, which keeps the code small.
-template <class Op, class E, bool kExact>
-BinaryBlocks blocks_for() {
-  if constexpr (std::is_same_v<E, F32Elem>) {
-    return {&binary_block<Op, E, kExact, 1, 1>, &binary_block<Op, E, kExact, 0, 1>,
-            &binary_block<Op, E, kExact, 1, 0>};
-  } else {
-    const BinaryBlockFn any = &binary_block<Op, E, kExact, kRunTimeStep, kRunTimeStep>;
-    return {any, any, any};
-  }
-}
-
-template <class Op>
-class BinaryArithmetic final : public OpKernel {
- public:
-  BinaryArithmetic() {
-    supports_exact = true;
-    in_place_input = 0;
-  }
-
-  void infer(InferContext& ctx) const override {
-    const DType type = ctx.input_dtype(0);
-    if (ctx.input_dtype(1) != type) {
-      ctx.fail("input element types " + std::string(dtype_name(type)) + " and " +
-               std::string(dtype_name(ctx.input_dtype(1))) + " differ");
-    }
-    if (!visit_dtype(type, [](auto e) { return is_numeric_elem<decltype(e)>; })) unsupported_type(ctx, type);
-    ctx.set_output(0, type, broadcast_output_shape(ctx, 2, type));
-  }
-
-  void run(const OpRun& run) const override {
-    visit_dtype(run.inputs[0].dtype, [&](auto e) {
-      using E = decltype(e);
-      if constexpr (is_numeric_elem<E>) {
-        if constexpr (E::is_float) {
-          if (run.exact) return run_binary_broadcast(run, blocks_for<Op, E, true>(), 0.5);
-        }
-        run_binary_broadcast(run, blocks_for<Op, E, false>(), 0.5);
-      }
-    });
-  }
-};
-
-template <class Op>
-std::unique_ptr<OpKernel> make_binary(const NodeInfo& node) {
-  require_inputs(node, 2);
-  return std::make_unique<BinaryArithmetic<Op>>();
-}
-
 }  // namespace
 
 std::unique_ptr<OpKernel> make_add(const NodeInfo& node) {
-  return make_binary<AddOp>(node);
+  return make_same_type_binary<AddOp>(node);
 }
 std::unique_ptr<OpKernel> make_sub(const NodeInfo& node) {
-  return make_binary<SubOp>(node);
+  return make_same_type_binary<SubOp>(node);
 }
 std::unique_ptr<OpKernel> make_mul(const NodeInfo& node) {
-  return make_binary<MulOp>(node);
+  return make_same_type_binary<MulOp>(node);
 }
 std::unique_ptr<OpKernel> make_div(const NodeInfo& node) {
-  return make_binary<DivOp>(node);
+  return make_same_type_binary<DivOp>(node);
 }
 
 }  // namespace onemodel::ops

@@ -146,15 +146,6 @@ bool convert_half_directly(DType from, const std::byte* src, DType to, std::byte
   return true;
 }
 
-// Exact mode, float to float: NaN results become the target's canonical NaN. The payload a NaN keeps through
-// the double round trip is the hardware's choice (wasm leaves it open), so it is replaced afterwards.
-template <class E>
-void canonicalize_nans(std::byte* dst, int64_t n) {
-  auto* d = reinterpret_cast<typename E::Stored*>(dst);
-  const typename E::Stored canonical = E::store(canonical_nan<typename E::Value>());
-  for (int64_t i = 0; i < n; ++i) d[i] = E::is_nan(d[i]) ? canonical : d[i];
-}
-
 using WidenFn = void (*)(const std::byte*, WideChunk&, int64_t);
 using NarrowFn = void (*)(WideChunk&, std::byte*, int64_t);
 
@@ -167,6 +158,15 @@ class Cast final : public OpKernel {
 
  private:
   DType to_;
+};
+
+// CastLike: Cast to the element type of input 1, whose values are never read.
+class CastLike final : public OpKernel {
+ public:
+  CastLike() { supports_exact = true; }
+
+  void infer(InferContext& ctx) const override { ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(0)); }
+  void run(const OpRun& run) const override { run_cast(run); }
 };
 
 }  // namespace
@@ -198,7 +198,9 @@ void cast_elements(DType from, const std::byte* src, DType to, std::byte* dst, i
     visit_dtype(to, [&](auto target) {
       using To = decltype(target);
       if constexpr (To::is_float) {
-        if (from_float) canonicalize_nans<To>(dst, count);
+        // The payload a NaN keeps through the double round trip is the hardware's choice (wasm leaves it
+        // open), so it is replaced afterwards.
+        if (from_float) canonicalize_stored<To>(reinterpret_cast<typename To::Stored*>(dst), count);
       }
     });
   }
@@ -227,6 +229,11 @@ std::unique_ptr<OpKernel> make_cast(const NodeInfo& node) {
                      " is not supported");
   }
   return std::make_unique<Cast>(static_cast<DType>(to));
+}
+
+std::unique_ptr<OpKernel> make_cast_like(const NodeInfo& node) {
+  require_inputs(node, 2);
+  return std::make_unique<CastLike>();
 }
 
 }  // namespace onemodel::ops

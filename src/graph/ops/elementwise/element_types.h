@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -32,6 +33,27 @@ inline V canonicalize(V v) {
     return v;
 }
 
+// c ? a : b for values already computed, as a bit blend for floats. GCC keeps floating-point operations on
+// one side of a branch (they may trap under its default -ftrapping-math), and such a loop stays scalar; the
+// blend leaves it nothing to branch on.
+template <class V>
+inline V select_value(bool c, V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) {
+    using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
+    const U mask = U(0) - U(c);
+    return __builtin_bit_cast(V, (__builtin_bit_cast(U, a) & mask) | (__builtin_bit_cast(U, b) & ~mask));
+  } else {
+    return c ? a : b;
+  }
+}
+
+// Rewrites every stored NaN of a float type among data[0, n) to the canonical NaN of that type.
+template <class E>
+void canonicalize_stored(typename E::Stored* data, int64_t n) {
+  const typename E::Stored canonical = E::store(canonical_nan<typename E::Value>());
+  for (int64_t i = 0; i < n; ++i) data[i] = E::is_nan(data[i]) ? canonical : data[i];
+}
+
 // Elements stored as themselves (f32, f64 and the integers).
 template <DType D, class T>
 struct PlainElem {
@@ -52,6 +74,7 @@ struct HalfElem {
   using Value = float;
   static constexpr DType dtype = D;
   static constexpr bool is_float = true;
+  static constexpr Stored infinity = kInfinity;
   static Value load(Stored s) { return kToFloat(s); }
   static Stored store(Value v) { return kFromFloat(v); }
   static bool is_nan(Stored s) { return (s & 0x7FFF) > kInfinity; }
@@ -83,9 +106,31 @@ using U64Elem = PlainElem<DType::U64, uint64_t>;
 template <class E>
 inline constexpr bool is_integer_elem = std::is_integral_v<typename E::Value>&& E::dtype != DType::Bool;
 
+// Integer arithmetic in an unsigned type at least as wide as int: nothing is promoted to a signed int that
+// could overflow, and narrowing back is modulo 2^n (two's complement wrap-around).
+template <class V>
+using Wrap = std::conditional_t<(sizeof(V) < sizeof(unsigned)), unsigned, std::make_unsigned_t<V>>;
+
 // "All numeric" of ops-elementwise.md: f16, f32, f64 and the eight integer types (not bf16, not bool).
 template <class E>
 inline constexpr bool is_numeric_elem = is_integer_elem<E> || (E::is_float && E::dtype != DType::BF16);
+
+// The largest finite value of the element type, in its computing type (the 16-bit floats' own extreme, not
+// binary32's). Its negation is the lowest for the float types.
+template <class E>
+typename E::Value finite_max() {
+  if constexpr (std::is_same_v<typename E::Stored, uint16_t> && E::is_float)
+    return E::load(static_cast<uint16_t>(E::infinity - 1));
+  else
+    return std::numeric_limits<typename E::Value>::max();
+}
+template <class E>
+typename E::Value finite_lowest() {
+  if constexpr (E::is_float)
+    return -finite_max<E>();
+  else
+    return std::numeric_limits<typename E::Value>::lowest();
+}
 
 // Calls f(E{}) with the trait of `t`; every stored type has one.
 template <class F>

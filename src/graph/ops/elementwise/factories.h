@@ -7,19 +7,48 @@
 
 namespace onemodel::ops {
 
-std::unique_ptr<OpKernel> make_add(const NodeInfo& node);      // binary_arithmetic.cc
-std::unique_ptr<OpKernel> make_sub(const NodeInfo& node);      // binary_arithmetic.cc
-std::unique_ptr<OpKernel> make_mul(const NodeInfo& node);      // binary_arithmetic.cc
-std::unique_ptr<OpKernel> make_div(const NodeInfo& node);      // binary_arithmetic.cc
-std::unique_ptr<OpKernel> make_relu(const NodeInfo& node);     // relu.cc
-std::unique_ptr<OpKernel> make_exp(const NodeInfo& node);      // unary_math.cc
-std::unique_ptr<OpKernel> make_log(const NodeInfo& node);      // unary_math.cc
-std::unique_ptr<OpKernel> make_tanh(const NodeInfo& node);     // unary_math.cc
-std::unique_ptr<OpKernel> make_sigmoid(const NodeInfo& node);  // unary_math.cc
-std::unique_ptr<OpKernel> make_erf(const NodeInfo& node);      // unary_math.cc
-std::unique_ptr<OpKernel> make_gelu(const NodeInfo& node);     // unary_math.cc
-std::unique_ptr<OpKernel> make_cast(const NodeInfo& node);     // cast.cc
-std::unique_ptr<OpKernel> make_sin(const NodeInfo& node);      // trig.cc
-std::unique_ptr<OpKernel> make_cos(const NodeInfo& node);      // trig.cc
+std::unique_ptr<OpKernel> make_add(const NodeInfo& node);               // binary_arithmetic.cc
+std::unique_ptr<OpKernel> make_sub(const NodeInfo& node);               // binary_arithmetic.cc
+std::unique_ptr<OpKernel> make_mul(const NodeInfo& node);               // binary_arithmetic.cc
+std::unique_ptr<OpKernel> make_div(const NodeInfo& node);               // binary_arithmetic.cc
+std::unique_ptr<OpKernel> make_relu(const NodeInfo& node);              // relu.cc
+std::unique_ptr<OpKernel> make_exp(const NodeInfo& node);               // unary_math.cc
+std::unique_ptr<OpKernel> make_log(const NodeInfo& node);               // unary_math.cc
+std::unique_ptr<OpKernel> make_tanh(const NodeInfo& node);              // unary_math.cc
+std::unique_ptr<OpKernel> make_sigmoid(const NodeInfo& node);           // unary_math.cc
+std::unique_ptr<OpKernel> make_erf(const NodeInfo& node);               // unary_math.cc
+std::unique_ptr<OpKernel> make_gelu(const NodeInfo& node);              // unary_math.cc
+std::unique_ptr<OpKernel> make_cast(const NodeInfo& node);              // cast.cc
+std::unique_ptr<OpKernel> make_cast_like(const NodeInfo& node);         // cast.cc
+std::unique_ptr<OpKernel> make_where(const NodeInfo& node);             // where.cc
+std::unique_ptr<OpKernel> make_equal(const NodeInfo& node);             // comparison.cc
+std::unique_ptr<OpKernel> make_less(const NodeInfo& node);              // comparison.cc
+std::unique_ptr<OpKernel> make_greater(const NodeInfo& node);           // comparison.cc
+std::unique_ptr<OpKernel> make_less_or_equal(const NodeInfo& node);     // comparison.cc
+std::unique_ptr<OpKernel> make_greater_or_equal(const NodeInfo& node);  // comparison.cc
+std::unique_ptr<OpKernel> make_not(const NodeInfo& node);               // logical.cc
+std::unique_ptr<OpKernel> make_and(const NodeInfo& node);               // logical.cc
+std::unique_ptr<OpKernel> make_or(const NodeInfo& node);                // logical.cc
+std::unique_ptr<OpKernel> make_xor(const NodeInfo& node);               // logical.cc
+std::unique_ptr<OpKernel> make_neg(const NodeInfo& node);               // unary_simple.cc
+std::unique_ptr<OpKernel> make_abs(const NodeInfo& node);               // unary_simple.cc
+std::unique_ptr<OpKernel> make_sign(const NodeInfo& node);              // unary_simple.cc
+std::unique_ptr<OpKernel> make_sqrt(const NodeInfo& node);              // unary_simple.cc
+std::unique_ptr<OpKernel> make_reciprocal(const NodeInfo& node);        // unary_simple.cc
+std::unique_ptr<OpKernel> make_floor(const NodeInfo& node);             // unary_simple.cc
+std::unique_ptr<OpKernel> make_ceil(const NodeInfo& node);              // unary_simple.cc
+std::unique_ptr<OpKernel> make_round(const NodeInfo& node);             // unary_simple.cc
+std::unique_ptr<OpKernel> make_max(const NodeInfo& node);               // variadic.cc
+std::unique_ptr<OpKernel> make_min(const NodeInfo& node);               // variadic.cc
+std::unique_ptr<OpKernel> make_sum(const NodeInfo& node);               // variadic.cc
+std::unique_ptr<OpKernel> make_mean(const NodeInfo& node);              // variadic.cc
+std::unique_ptr<OpKernel> make_clip(const NodeInfo& node);              // clip.cc
+std::unique_ptr<OpKernel> make_leaky_relu(const NodeInfo& node);        // activations.cc
+std::unique_ptr<OpKernel> make_hard_sigmoid(const NodeInfo& node);      // activations.cc
+std::unique_ptr<OpKernel> make_hard_swish(const NodeInfo& node);        // activations.cc
+std::unique_ptr<OpKernel> make_pow(const NodeInfo& node);               // pow.cc
+std::unique_ptr<OpKernel> make_mod(const NodeInfo& node);               // mod.cc
+std::unique_ptr<OpKernel> make_sin(const NodeInfo& node);               // trig.cc
+std::unique_ptr<OpKernel> make_cos(const NodeInfo& node);               // trig.cc
 
 }  // namespace onemodel::ops

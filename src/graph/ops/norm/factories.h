@@ -7,6 +7,13 @@
 
 namespace onemodel::ops {
 
-std::unique_ptr<OpKernel> make_softmax(const NodeInfo& node);  // softmax.cc
+std::unique_ptr<OpKernel> make_softmax(const NodeInfo& node);      // softmax.cc
+std::unique_ptr<OpKernel> make_log_softmax(const NodeInfo& node);  // softmax.cc
+std::unique_ptr<OpKernel> make_hardmax(const NodeInfo& node);      // softmax.cc
+std::unique_ptr<OpKernel> make_layer_norm(const NodeInfo& node);   // layer_norm.cc
+std::unique_ptr<OpKernel> make_rms_norm(const NodeInfo& node);     // layer_norm.cc
+
+std::unique_ptr<OpKernel> make_instance_norm(const NodeInfo& node);  // group_norm.cc
+std::unique_ptr<OpKernel> make_group_norm(const NodeInfo& node);     // group_norm.cc
 
 }  // namespace onemodel::ops
