@@ -7,7 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 golden=testdata/golden-exact.txt
-models=(classifier scorer wide)
+# The sample models and one graph per operator family (tools/models/make_golden_models.py).
+models=(examples/models/classifier examples/models/scorer examples/models/wide
+  testdata/golden-models/elementwise testdata/golden-models/shape testdata/golden-models/norms)
 
 # lines RUNNER... : the kernel lines and the model lines of one row; RUNNER runs the onemodel CLI.
 lines() {
@@ -15,8 +17,8 @@ lines() {
   shift 2
   "$@" golden-kernels --kernels "$kernels" --threads "$threads" || return 1
   for m in "${models[@]}"; do
-    "$@" run "examples/models/$m.onnx" --mode exact --hash --kernels "$kernels" --threads "$threads" |
-      sed "s|^|model/$m/|" || return 1
+    "$@" run "$m.onnx" --mode exact --hash --kernels "$kernels" --threads "$threads" |
+      sed "s|^|model/$(basename "$m")/|" || return 1
   done
 }
 

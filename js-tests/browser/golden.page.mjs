@@ -5,9 +5,11 @@ import { exactHashLines } from '../helpers/generated-input.mjs';
 
 export default async function run(post, { kernels = 'v128' } = {}) {
   for (const line of await goldenKernelLines(kernels)) post(line);
-  for (const model of ['classifier', 'scorer', 'wide']) {
-    for (const line of await exactHashLines(Session, `/examples/models/${model}.onnx`, kernels)) {
-      post(`model/${model}/${line}`);
+  const models = ['examples/models/classifier', 'examples/models/scorer', 'examples/models/wide',
+    'testdata/golden-models/elementwise', 'testdata/golden-models/shape', 'testdata/golden-models/norms'];
+  for (const model of models) {
+    for (const line of await exactHashLines(Session, `/${model}.onnx`, kernels)) {
+      post(`model/${model.split('/').pop()}/${line}`);
     }
   }
 }

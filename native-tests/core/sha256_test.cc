@@ -8,7 +8,9 @@
 namespace onemodel {
 namespace {
 
-std::span<const std::byte> bytes_of(const std::string& s) { return std::as_bytes(std::span<const char>(s)); }
+std::span<const std::byte> bytes_of(const std::string& s) {
+  return std::as_bytes(std::span<const char>(s));
+}
 
 TEST(Sha256, KnownDigests) {
   EXPECT_EQ(sha256_hex({}), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

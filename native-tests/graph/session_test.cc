@@ -1,4 +1,5 @@
-// Sessions and plans: the sample models, input validation, the plan cache, threads, the allocation-free warm run.
+// Sessions and plans: the sample models, input validation, the plan cache, threads, the allocation-free warm
+// run.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +11,6 @@
 
 #include "onemodel/onemodel.h"
 #include "support/allocation_counter.h"
-
 
 namespace onemodel {
 namespace {
@@ -63,12 +63,22 @@ TEST(Session, InputErrorsAreInvalidInputBeforeRunning) {
     return SessionError::Kind::Disposed;  // "no error" marker for the assertion below
   };
   EXPECT_EQ(kind_of([&] { s.run({{"features", f}}); }), SessionError::Kind::InvalidInput);  // missing bias
-  EXPECT_EQ(kind_of([&] { s.run({{"features", f}, {"bias", b}, {"extra", b}}); }), SessionError::Kind::InvalidInput);
-  EXPECT_EQ(kind_of([&] { s.run({{"features", Tensor::from<float>({1, 2}, {1, 2})}, {"bias", b}}); }),
+  EXPECT_EQ(kind_of([&] {
+              s.run({{"features", f}, {"bias", b}, {"extra", b}});
+            }),
+            SessionError::Kind::InvalidInput);
+  EXPECT_EQ(kind_of([&] {
+              s.run({{"features", Tensor::from<float>({1, 2}, {1, 2})}, {"bias", b}});
+            }),
             SessionError::Kind::InvalidInput);  // fixed extent 3 violated
-  EXPECT_EQ(kind_of([&] { s.run({{"features", Tensor::from<int64_t>({1, 2, 3}, {1, 3})}, {"bias", b}}); }),
+  EXPECT_EQ(kind_of([&] {
+              s.run({{"features", Tensor::from<int64_t>({1, 2, 3}, {1, 3})}, {"bias", b}});
+            }),
             SessionError::Kind::InvalidInput);  // element type
-  EXPECT_EQ(kind_of([&] { s.run({{"features", f}, {"bias", b}}, {"nope"}); }), SessionError::Kind::InvalidInput);
+  EXPECT_EQ(kind_of([&] {
+              s.run({{"features", f}, {"bias", b}}, {"nope"});
+            }),
+            SessionError::Kind::InvalidInput);
 }
 
 TEST(Session, MissingOperatorsAreAllListed) {
@@ -77,8 +87,10 @@ TEST(Session, MissingOperatorsAreAllListed) {
     FAIL() << "expected UnsupportedOperator";
   } catch (const SessionError& e) {
     EXPECT_EQ(e.kind(), SessionError::Kind::UnsupportedOperator);
-    EXPECT_EQ(e.operators(), (std::vector<std::string>{"DeformConv (opset 22)", "TfIdfVectorizer (opset 22)"}));
-    EXPECT_NE(std::string(e.what()).find("DeformConv (opset 22), TfIdfVectorizer (opset 22)"), std::string::npos);
+    EXPECT_EQ(e.operators(),
+              (std::vector<std::string>{"DeformConv (opset 22)", "TfIdfVectorizer (opset 22)"}));
+    EXPECT_NE(std::string(e.what()).find("DeformConv (opset 22), TfIdfVectorizer (opset 22)"),
+              std::string::npos);
   }
 }
 
@@ -163,8 +175,9 @@ TEST(Session, ExactBitsDoNotDependOnThreadsOrKernelPath) {
     for (int threads : {1, 2}) {
       std::unique_ptr<Model> model;
       try {
-        model = std::make_unique<Model>(Model::load(
-            model_path("wide.onnx"), {.mode = ExecutionMode::Exact, .intra_op_threads = threads, .kernels = path}));
+        model = std::make_unique<Model>(
+            Model::load(model_path("wide.onnx"),
+                        {.mode = ExecutionMode::Exact, .intra_op_threads = threads, .kernels = path}));
       } catch (const SessionError& e) {
         ASSERT_EQ(e.kind(), SessionError::Kind::Unsupported) << e.what();
         std::cout << "kernel path " << path << " not on this machine: row not compared\n";
@@ -173,7 +186,8 @@ TEST(Session, ExactBitsDoNotDependOnThreadsOrKernelPath) {
       std::vector<float> x = wide_input();
       auto y = model->run(std::span<const float>(x));
       if (first.empty()) first = y;
-      EXPECT_EQ(std::memcmp(y.data(), first.data(), y.size() * 4), 0) << path << " at " << threads << " threads";
+      EXPECT_EQ(std::memcmp(y.data(), first.data(), y.size() * 4), 0)
+          << path << " at " << threads << " threads";
     }
   }
 }

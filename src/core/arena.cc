@@ -9,7 +9,9 @@
 namespace onemodel {
 namespace {
 constexpr size_t kAlign = 64;
-size_t round_up(size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
+size_t round_up(size_t n) {
+  return (n + kAlign - 1) & ~(kAlign - 1);
+}
 }  // namespace
 
 void* Arena::allocate(size_t bytes) {

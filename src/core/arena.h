@@ -1,5 +1,6 @@
-// Bump allocator for the scratch and dynamic values of one run (tensors.md §6). Blocks are kept across resets, so a
-// warm run with the same allocation sequence allocates nothing. Not thread-safe: one arena per run state.
+// Bump allocator for the scratch and dynamic values of one run (tensors.md §6). Blocks are kept across
+// resets, so a warm run with the same allocation sequence allocates nothing. Not thread-safe: one arena per
+// run state.
 #pragma once
 
 #include <cstddef>
@@ -17,8 +18,8 @@ class Arena {
   T* allocate_array(size_t count) {
     return static_cast<T*>(allocate(count * sizeof(T)));
   }
-  // Everything allocated since is invalid afterwards. Merges blocks into one when the last run needed several, so
-  // the steady state is one block and no allocation.
+  // Everything allocated since is invalid afterwards. Merges blocks into one when the last run needed
+  // several, so the steady state is one block and no allocation.
   void reset();
 
  private:

@@ -8,8 +8,10 @@ namespace {
 std::string import_message(ImportError::Kind kind, const std::string& detail, const std::string& input,
                            int64_t offset, const std::string& path) {
   std::string m = std::string(to_string(kind)) + ": " + detail;
-  if (!input.empty()) m += " (input " + input;
-  else if (offset >= 0 || !path.empty()) m += " (";
+  if (!input.empty())
+    m += " (input " + input;
+  else if (offset >= 0 || !path.empty())
+    m += " (";
   if (offset >= 0) m += std::string(input.empty() ? "" : ", ") + "offset " + std::to_string(offset);
   if (!path.empty()) m += std::string(input.empty() && offset < 0 ? "" : ", ") + "field " + path;
   if (!input.empty() || offset >= 0 || !path.empty()) m += ")";
@@ -20,23 +22,34 @@ std::string import_message(ImportError::Kind kind, const std::string& detail, co
 
 std::string_view to_string(ImportError::Kind kind) {
   switch (kind) {
-    case ImportError::Kind::Malformed: return "Malformed";
-    case ImportError::Kind::InvalidModel: return "InvalidModel";
-    case ImportError::Kind::Unsupported: return "Unsupported";
-    case ImportError::Kind::ExternalData: return "ExternalData";
-    case ImportError::Kind::Io: return "Io";
+    case ImportError::Kind::Malformed:
+      return "Malformed";
+    case ImportError::Kind::InvalidModel:
+      return "InvalidModel";
+    case ImportError::Kind::Unsupported:
+      return "Unsupported";
+    case ImportError::Kind::ExternalData:
+      return "ExternalData";
+    case ImportError::Kind::Io:
+      return "Io";
   }
   return "Unknown";
 }
 
 std::string_view to_string(SessionError::Kind kind) {
   switch (kind) {
-    case SessionError::Kind::UnsupportedOperator: return "UnsupportedOperator";
-    case SessionError::Kind::ExactModeUnavailable: return "ExactModeUnavailable";
-    case SessionError::Kind::InvalidModel: return "InvalidModel";
-    case SessionError::Kind::Unsupported: return "Unsupported";
-    case SessionError::Kind::InvalidInput: return "InvalidInput";
-    case SessionError::Kind::Disposed: return "Disposed";
+    case SessionError::Kind::UnsupportedOperator:
+      return "UnsupportedOperator";
+    case SessionError::Kind::ExactModeUnavailable:
+      return "ExactModeUnavailable";
+    case SessionError::Kind::InvalidModel:
+      return "InvalidModel";
+    case SessionError::Kind::Unsupported:
+      return "Unsupported";
+    case SessionError::Kind::InvalidInput:
+      return "InvalidInput";
+    case SessionError::Kind::Disposed:
+      return "Disposed";
   }
   return "Unknown";
 }
@@ -50,11 +63,16 @@ ImportError::ImportError(Kind kind, std::string message, std::string input_name,
       offset_(offset),
       field_path_(std::move(field_path)) {}
 
-std::string_view ImportError::kind_name() const { return to_string(kind_); }
+std::string_view ImportError::kind_name() const {
+  return to_string(kind_);
+}
 
-SessionError::SessionError(Kind kind, std::string message, std::string node, std::vector<std::string> operators)
+SessionError::SessionError(Kind kind, std::string message, std::string node,
+                           std::vector<std::string> operators)
     : Error(std::move(message)), kind_(kind), node_(std::move(node)), operators_(std::move(operators)) {}
 
-std::string_view SessionError::kind_name() const { return to_string(kind_); }
+std::string_view SessionError::kind_name() const {
+  return to_string(kind_);
+}
 
 }  // namespace onemodel

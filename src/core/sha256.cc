@@ -16,7 +16,9 @@ constexpr uint32_t kRound[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+inline uint32_t rotr(uint32_t x, int n) {
+  return (x >> n) | (x << (32 - n));
+}
 
 }  // namespace
 
@@ -26,7 +28,8 @@ Sha256::Sha256()
 void Sha256::block(const uint8_t* p) {
   uint32_t w[64];
   for (int i = 0; i < 16; ++i) {
-    w[i] = (uint32_t{p[4 * i]} << 24) | (uint32_t{p[4 * i + 1]} << 16) | (uint32_t{p[4 * i + 2]} << 8) | p[4 * i + 3];
+    w[i] = (uint32_t{p[4 * i]} << 24) | (uint32_t{p[4 * i + 1]} << 16) | (uint32_t{p[4 * i + 2]} << 8) |
+           p[4 * i + 3];
   }
   for (int i = 16; i < 64; ++i) {
     uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
@@ -37,9 +40,23 @@ void Sha256::block(const uint8_t* p) {
   for (int i = 0; i < 64; ++i) {
     uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
     uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
   }
-  h_[0] += a; h_[1] += b; h_[2] += c; h_[3] += d; h_[4] += e; h_[5] += f; h_[6] += g; h_[7] += h;
+  h_[0] += a;
+  h_[1] += b;
+  h_[2] += c;
+  h_[3] += d;
+  h_[4] += e;
+  h_[5] += f;
+  h_[6] += g;
+  h_[7] += h;
 }
 
 void Sha256::update(std::span<const std::byte> data) {
@@ -66,11 +83,13 @@ std::array<uint8_t, 32> Sha256::finish() {
   uint64_t bits = length_ * 8;
   uint8_t pad[72] = {0x80};
   size_t pad_len = (buffered_ < 56 ? 56 - buffered_ : 120 - buffered_);
-  for (int i = 0; i < 8; ++i) pad[pad_len + static_cast<size_t>(i)] = static_cast<uint8_t>(bits >> (56 - 8 * i));
+  for (int i = 0; i < 8; ++i)
+    pad[pad_len + static_cast<size_t>(i)] = static_cast<uint8_t>(bits >> (56 - 8 * i));
   update(pad, pad_len + 8);
   std::array<uint8_t, 32> out;
   for (int i = 0; i < 8; ++i) {
-    for (int j = 0; j < 4; ++j) out[static_cast<size_t>(4 * i + j)] = static_cast<uint8_t>(h_[static_cast<size_t>(i)] >> (24 - 8 * j));
+    for (int j = 0; j < 4; ++j)
+      out[static_cast<size_t>(4 * i + j)] = static_cast<uint8_t>(h_[static_cast<size_t>(i)] >> (24 - 8 * j));
   }
   return out;
 }

@@ -7,7 +7,8 @@
 namespace onemodel {
 
 Shape::Shape(std::initializer_list<int64_t> d) {
-  if (d.size() > kMaxRank) throw SessionError(SessionError::Kind::InvalidInput, "rank above 8 is not supported");
+  if (d.size() > kMaxRank)
+    throw SessionError(SessionError::Kind::InvalidInput, "rank above 8 is not supported");
   rank = static_cast<int32_t>(d.size());
   std::copy(d.begin(), d.end(), dims.begin());
 }
@@ -23,7 +24,9 @@ Shape Shape::of(std::span<const int64_t> d) {
   return s;
 }
 
-int64_t Shape::count() const { return count(0, rank); }
+int64_t Shape::count() const {
+  return count(0, rank);
+}
 
 int64_t Shape::count(int from, int to) const {
   int64_t n = 1;
@@ -50,7 +53,8 @@ std::string shape_problem(std::span<const int64_t> dims, size_t element_size) {
     n *= d;  // both factors <= 2^31-1: no overflow
     if (n > kMaxElements) return "element count is above 2^31-1";
   }
-  if (element_size > 0 && n > kMaxElements / static_cast<int64_t>(element_size)) return "byte size is above 2^31-1";
+  if (element_size > 0 && n > kMaxElements / static_cast<int64_t>(element_size))
+    return "byte size is above 2^31-1";
   return {};
 }
 
@@ -60,9 +64,12 @@ bool broadcast_shapes(const Shape& a, const Shape& b, Shape& out) {
   for (int i = 0; i < r.rank; ++i) {
     int ia = a.rank - r.rank + i, ib = b.rank - r.rank + i;
     int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
-    if (da == db || db == 1) r[i] = da;
-    else if (da == 1) r[i] = db;
-    else return false;
+    if (da == db || db == 1)
+      r[i] = da;
+    else if (da == 1)
+      r[i] = db;
+    else
+      return false;
   }
   out = r;
   return true;

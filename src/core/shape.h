@@ -1,5 +1,5 @@
-// Fixed-capacity shapes (rank 0..8) and raw tensor references used inside plans and kernels. No heap use, so a warm
-// run can pass shapes around without allocating.
+// Fixed-capacity shapes (rank 0..8) and raw tensor references used inside plans and kernels. No heap use, so
+// a warm run can pass shapes around without allocating.
 #pragma once
 
 #include <array>

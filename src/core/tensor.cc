@@ -1,8 +1,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <string>
 #include <new>
+#include <string>
 
 #include "core/shape.h"
 #include "onemodel/error.h"
@@ -12,49 +12,88 @@ namespace onemodel {
 
 size_t dtype_size(DType t) {
   switch (t) {
-    case DType::U8: case DType::I8: case DType::Bool: return 1;
-    case DType::U16: case DType::I16: case DType::F16: case DType::BF16: return 2;
-    case DType::F32: case DType::I32: case DType::U32: return 4;
-    case DType::I64: case DType::U64: case DType::F64: return 8;
+    case DType::U8:
+    case DType::I8:
+    case DType::Bool:
+      return 1;
+    case DType::U16:
+    case DType::I16:
+    case DType::F16:
+    case DType::BF16:
+      return 2;
+    case DType::F32:
+    case DType::I32:
+    case DType::U32:
+      return 4;
+    case DType::I64:
+    case DType::U64:
+    case DType::F64:
+      return 8;
   }
   return 0;
 }
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::F32: return "F32";
-    case DType::U8: return "U8";
-    case DType::I8: return "I8";
-    case DType::U16: return "U16";
-    case DType::I16: return "I16";
-    case DType::I32: return "I32";
-    case DType::I64: return "I64";
-    case DType::Bool: return "Bool";
-    case DType::F16: return "F16";
-    case DType::F64: return "F64";
-    case DType::U32: return "U32";
-    case DType::U64: return "U64";
-    case DType::BF16: return "BF16";
+    case DType::F32:
+      return "F32";
+    case DType::U8:
+      return "U8";
+    case DType::I8:
+      return "I8";
+    case DType::U16:
+      return "U16";
+    case DType::I16:
+      return "I16";
+    case DType::I32:
+      return "I32";
+    case DType::I64:
+      return "I64";
+    case DType::Bool:
+      return "Bool";
+    case DType::F16:
+      return "F16";
+    case DType::F64:
+      return "F64";
+    case DType::U32:
+      return "U32";
+    case DType::U64:
+      return "U64";
+    case DType::BF16:
+      return "BF16";
   }
   return "?";
 }
 
 std::string_view onnx_type_name(int32_t code) {
   static constexpr std::string_view kNames[] = {
-      "undefined", "float",         "uint8",          "int8",       "uint16",         "int16",
-      "int32",     "int64",         "string",         "bool",       "float16",        "double",
-      "uint32",    "uint64",        "complex64",      "complex128", "bfloat16",       "float8e4m3fn",
-      "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",    "int4",           "float4e2m1",
-      "float8e8m0", "uint2",        "int2",           "float6e2m3", "float6e3m2"};
+      "undefined",      "float",      "uint8",          "int8",       "uint16",    "int16",
+      "int32",          "int64",      "string",         "bool",       "float16",   "double",
+      "uint32",         "uint64",     "complex64",      "complex128", "bfloat16",  "float8e4m3fn",
+      "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",      "int4",      "float4e2m1",
+      "float8e8m0",     "uint2",      "int2",           "float6e2m3", "float6e3m2"};
   if (code < 0 || code >= static_cast<int32_t>(std::size(kNames))) return "unknown";
   return kNames[code];
 }
 
 bool is_stored_dtype(int32_t code) {
   switch (code) {
-    case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 9: case 10: case 11: case 12: case 13: case 16:
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+    case 7:
+    case 9:
+    case 10:
+    case 11:
+    case 12:
+    case 13:
+    case 16:
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -90,8 +129,9 @@ void Tensor::check_type(DType wanted) const {
 
 void Tensor::check_count(size_t count) const {
   if (static_cast<int64_t>(count) != size()) {
-    throw SessionError(SessionError::Kind::InvalidInput, std::to_string(count) + " values do not fill a tensor of " +
-                                                             std::to_string(size()) + " elements");
+    throw SessionError(
+        SessionError::Kind::InvalidInput,
+        std::to_string(count) + " values do not fill a tensor of " + std::to_string(size()) + " elements");
   }
 }
 

@@ -41,10 +41,12 @@ std::vector<bool> live_nodes(const ir::Graph& g) {
 // Graph inputs and outputs must be tensors of a stored element type (an undeclared type is accepted).
 void check_stored(const ir::Value& v) {
   using K = ir::Type::Kind;
-  static constexpr const char* kKinds[] = {"", "", "a sequence", "a map", "an optional", "a sparse tensor", "opaque"};
+  static constexpr const char* kKinds[] = {
+      "", "", "a sequence", "a map", "an optional", "a sparse tensor", "opaque"};
   if (v.type.kind != K::None && v.type.kind != K::Tensor) {
-    throw SessionError(SessionError::Kind::Unsupported,
-                       "value '" + v.name + "' is " + kKinds[static_cast<int>(v.type.kind)] + ", not a tensor");
+    throw SessionError(
+        SessionError::Kind::Unsupported,
+        "value '" + v.name + "' is " + kKinds[static_cast<int>(v.type.kind)] + ", not a tensor");
   }
   if (v.type.elem_type != 0 && !is_stored_dtype(v.type.elem_type)) {
     throw SessionError(SessionError::Kind::Unsupported, "value '" + v.name + "' has element type " +
@@ -56,9 +58,9 @@ ConstTensor copy_initializer(const ir::TensorData& t) {
   Shape shape = Shape::of(t.dims);
   ConstTensor c = ConstTensor::allocate(static_cast<DType>(t.elem_type), shape);
   if (c.ref.bytes() != t.bytes.size()) {
-    throw SessionError(SessionError::Kind::InvalidModel, "initializer '" + t.name + "' holds " +
-                                                             std::to_string(t.bytes.size()) + " bytes, expected " +
-                                                             std::to_string(c.ref.bytes()));
+    throw SessionError(SessionError::Kind::InvalidModel,
+                       "initializer '" + t.name + "' holds " + std::to_string(t.bytes.size()) +
+                           " bytes, expected " + std::to_string(c.ref.bytes()));
   }
   if (!t.bytes.empty()) std::memcpy(c.ref.data, t.bytes.data(), t.bytes.size());
   return c;
@@ -67,7 +69,8 @@ ConstTensor copy_initializer(const ir::TensorData& t) {
 }  // namespace
 
 std::string operator_label(const ir::Node& node) {
-  std::string type = node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
+  std::string type =
+      node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
   return type + " (opset " + std::to_string(node.opset) + ")";
 }
 
@@ -100,8 +103,10 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
     cv.elem_type = iv.type.elem_type;
     if (iv.initializer >= 0) {
       const ir::TensorData& t = g.initializers[static_cast<size_t>(iv.initializer)];
-      if (is_stored_dtype(t.elem_type)) cv.constant = copy_initializer(t);
-      else cv.unstored_type = t.elem_type;
+      if (is_stored_dtype(t.elem_type))
+        cv.constant = copy_initializer(t);
+      else
+        cv.unstored_type = t.elem_type;
       if (cv.elem_type == 0) cv.elem_type = t.elem_type;
     } else if (iv.source == ir::Value::Source::SparseInitializer) {
       cv.unstored_type = -1;  // sparse initializers are not densified yet

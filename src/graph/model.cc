@@ -18,7 +18,8 @@ Model Model::load(std::span<const std::byte> bytes, const SessionOptions& option
 Tensor Model::make_input(DType dtype, const void* data, size_t count, std::span<const int64_t> shape) const {
   const auto& inputs = session_.inputs();
   if (inputs.size() != 1 || session_.outputs().size() != 1) {
-    throw SessionError(Kind::InvalidInput, "Model::run needs a model with one input and one output; use Session");
+    throw SessionError(Kind::InvalidInput,
+                       "Model::run needs a model with one input and one output; use Session");
   }
   std::vector<int64_t> dims(shape.begin(), shape.end());
   if (dims.empty()) {
@@ -35,8 +36,9 @@ Tensor Model::make_input(DType dtype, const void* data, size_t count, std::span<
           dims.push_back(info.dims[d].value);
         } else {
           if (open >= 0) {
-            throw SessionError(Kind::InvalidInput, "input '" + info.name +
-                                                       "' has several open dimensions: pass a shape to run()");
+            throw SessionError(
+                Kind::InvalidInput,
+                "input '" + info.name + "' has several open dimensions: pass a shape to run()");
           }
           open = static_cast<int>(d);
           dims.push_back(0);
@@ -44,8 +46,9 @@ Tensor Model::make_input(DType dtype, const void* data, size_t count, std::span<
       }
       if (open >= 0) {
         if (fixed == 0 || static_cast<int64_t>(count) % fixed != 0) {
-          throw SessionError(Kind::InvalidInput, std::to_string(count) + " values do not fill input '" + info.name +
-                                                     "' (a multiple of " + std::to_string(fixed) + " is needed)");
+          throw SessionError(Kind::InvalidInput, std::to_string(count) + " values do not fill input '" +
+                                                     info.name + "' (a multiple of " + std::to_string(fixed) +
+                                                     " is needed)");
         }
         dims[static_cast<size_t>(open)] = static_cast<int64_t>(count) / fixed;
       }
@@ -53,8 +56,9 @@ Tensor Model::make_input(DType dtype, const void* data, size_t count, std::span<
   }
   Tensor t(dtype, dims);
   if (static_cast<size_t>(t.size()) != count) {
-    throw SessionError(Kind::InvalidInput, std::to_string(count) + " values do not fill input '" + inputs[0].name +
-                                               "' of " + std::to_string(t.size()) + " elements");
+    throw SessionError(Kind::InvalidInput, std::to_string(count) + " values do not fill input '" +
+                                               inputs[0].name + "' of " + std::to_string(t.size()) +
+                                               " elements");
   }
   if (count) std::memcpy(t.raw(), data, count * dtype_size(dtype));
   return t;

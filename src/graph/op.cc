@@ -61,13 +61,13 @@ std::vector<float> NodeInfo::get_floats(std::string_view name, std::vector<float
 }
 
 void NodeInfo::fail(const std::string& message) const {
-  throw SessionError(SessionError::Kind::InvalidModel, node_.op_type + " node '" + display_name() + "': " + message,
-                     display_name());
+  throw SessionError(SessionError::Kind::InvalidModel,
+                     node_.op_type + " node '" + display_name() + "': " + message, display_name());
 }
 
 void NodeInfo::unsupported(const std::string& message) const {
-  throw SessionError(SessionError::Kind::Unsupported, node_.op_type + " node '" + display_name() + "': " + message,
-                     display_name());
+  throw SessionError(SessionError::Kind::Unsupported,
+                     node_.op_type + " node '" + display_name() + "': " + message, display_name());
 }
 
 void InferContext::fail(const std::string& message) const {

@@ -65,8 +65,8 @@ class InferContext {
   virtual bool has_input(size_t i) const = 0;  // false for an omitted optional input
   virtual DType input_dtype(size_t i) const = 0;
   virtual const Shape& input_shape(size_t i) const = 0;
-  // The input's value when known (constant at plan time, or the real value when a dynamic node is re-shaped in a
-  // run); nullptr otherwise.
+  // The input's value when known (constant at plan time, or the real value when a dynamic node is re-shaped
+  // in a run); nullptr otherwise.
   virtual const TensorRef* input_value(size_t i) const = 0;
   virtual void set_output(size_t i, DType dtype, const Shape& shape) = 0;
   // The output is this constant for these shapes; all outputs of a node are constant or none are.
@@ -100,7 +100,7 @@ struct OpRun {
   const void* state = nullptr;
   bool exact = false;
   const KernelTable* kernels = nullptr;
-  Arena* scratch = nullptr;           // reset at the start of every run
+  Arena* scratch = nullptr;  // reset at the start of every run
   ThreadContext threads;
   // Data-dependent kernels only: allocate output i from the run's arena.
   class OutputAllocator {
@@ -121,7 +121,8 @@ class OpKernel {
 
   bool supports_exact = false;
   int in_place_input = -1;  // output 0 may reuse this input's storage
-  bool view_of_input = false;  // output 0 is input 0 reinterpreted with the inferred shape; run() is never called
+  bool view_of_input =
+      false;  // output 0 is input 0 reinterpreted with the inferred shape; run() is never called
   bool outputs_data_dependent = false;
 };
 

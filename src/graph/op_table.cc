@@ -11,7 +11,8 @@ namespace {
 const std::vector<OpDef>& table() {
   static const std::vector<OpDef> all = [] {
     std::vector<OpDef> rows;
-    for (auto family : {ops::elementwise_defs, ops::shape_defs, ops::linalg_defs, ops::reduce_defs, ops::norm_defs}) {
+    for (auto family :
+         {ops::elementwise_defs, ops::shape_defs, ops::linalg_defs, ops::reduce_defs, ops::norm_defs}) {
       auto defs = family();
       rows.insert(rows.end(), defs.begin(), defs.end());
     }
@@ -29,13 +30,16 @@ bool same_domain(std::string_view a, std::string_view b) {
 
 const OpDef* find_op(std::string_view domain, std::string_view op_type, int64_t opset) {
   for (const OpDef& d : table()) {
-    if (d.op_type == op_type && same_domain(d.domain, domain) && opset >= d.min_opset && opset <= d.max_opset) {
+    if (d.op_type == op_type && same_domain(d.domain, domain) && opset >= d.min_opset &&
+        opset <= d.max_opset) {
       return &d;
     }
   }
   return nullptr;
 }
 
-std::span<const OpDef> all_ops() { return table(); }
+std::span<const OpDef> all_ops() {
+  return table();
+}
 
 }  // namespace onemodel

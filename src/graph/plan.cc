@@ -13,12 +13,16 @@ constexpr int64_t kMaxSlabBytes = int64_t{1} << 31;
 constexpr size_t kConstantGrowthLimit = 64 * 1024;
 constexpr size_t kMaxIdleStates = 8;
 
-size_t aligned_size(size_t bytes) { return std::max(kSlabAlign, (bytes + kSlabAlign - 1) & ~(kSlabAlign - 1)); }
+size_t aligned_size(size_t bytes) {
+  return std::max(kSlabAlign, (bytes + kSlabAlign - 1) & ~(kSlabAlign - 1));
+}
 
 // Storage for zero-sized values: present values always have non-null data.
 alignas(64) std::byte g_empty_storage[64];
 
-std::byte* data_or_empty(std::byte* p) { return p ? p : g_empty_storage; }
+std::byte* data_or_empty(std::byte* p) {
+  return p ? p : g_empty_storage;
+}
 
 [[noreturn]] void unstored_type(const CompiledValue& v, int32_t code) {
   throw SessionError(SessionError::Kind::Unsupported,
@@ -62,7 +66,9 @@ class NodeInferContext final : public InferContext {
   bool exact() const override { return exact_; }
   const NodeInfo& node() const override { return *node_.info; }
 
-  bool complete() const { return std::all_of(set_.begin(), set_.end(), [](bool b) { return b; }); }
+  bool complete() const {
+    return std::all_of(set_.begin(), set_.end(), [](bool b) { return b; });
+  }
   std::vector<DType> dtypes_;
   std::vector<Shape> shapes_;
   std::vector<ConstTensor> constants_;
@@ -70,7 +76,8 @@ class NodeInferContext final : public InferContext {
 
  private:
   void check_index(size_t i) const {
-    if (i >= node_.outputs.size()) fail("kernel stated output " + std::to_string(i) + " the node does not have");
+    if (i >= node_.outputs.size())
+      fail("kernel stated output " + std::to_string(i) + " the node does not have");
   }
   const CompiledNode& node_;
   std::span<const TensorRef> inputs_;
@@ -90,13 +97,14 @@ class RunState final : public OpRun::OutputAllocator {
   Arena arena;
   std::vector<TensorRef> table;
   std::vector<TensorRef> in_refs, out_refs;
-  std::unique_ptr<bool[]> known;  // all true: every value is known during a run
+  std::unique_ptr<bool[]> known;           // all true: every value is known during a run
   std::vector<ConstTensor> run_constants;  // constants stated by dynamic nodes during this run
   const std::vector<int32_t>* current_outputs = nullptr;
 
   TensorRef& allocate(size_t i, DType dtype, const Shape& shape) override {
     std::string problem = shape_problem(shape.span(), dtype_size(dtype));
-    if (!problem.empty()) throw SessionError(SessionError::Kind::InvalidInput, "output " + shape.str() + ": " + problem);
+    if (!problem.empty())
+      throw SessionError(SessionError::Kind::InvalidInput, "output " + shape.str() + ": " + problem);
     TensorRef& r = out_refs.at(i);
     r.dtype = dtype;
     r.shape = shape;
@@ -163,9 +171,10 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
         unstored_type(gvalues[static_cast<size_t>(v)], gvalues[static_cast<size_t>(v)].unstored_type);
       }
       if (pv.kind == PlanValue::Kind::Absent) {
-        throw SessionError(SessionError::Kind::InvalidModel,
-                           "value '" + gvalues[static_cast<size_t>(v)].name + "' is read before it is computed",
-                           node.info->display_name());
+        throw SessionError(
+            SessionError::Kind::InvalidModel,
+            "value '" + gvalues[static_cast<size_t>(v)].name + "' is read before it is computed",
+            node.info->display_name());
       }
       refs[i] = TensorRef{pv.dtype, pv.shape, g_empty_storage};
       if (pv.kind == PlanValue::Kind::Constant) {
@@ -253,16 +262,18 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
     }
     step.omitted_outputs.resize(node.outputs.size());
     for (size_t o = 0; o < node.outputs.size(); ++o) {
-      if (node.outputs[o] >= 0) values_[static_cast<size_t>(node.outputs[o])] = outs[o];
-      else step.omitted_outputs[o] = {outs[o].dtype, outs[o].shape};
+      if (node.outputs[o] >= 0)
+        values_[static_cast<size_t>(node.outputs[o])] = outs[o];
+      else
+        step.omitted_outputs[o] = {outs[o].dtype, outs[o].shape};
     }
     steps_.push_back(step);
   }
 
   for (int32_t o : graph_->output_ids()) {
     if (values_[static_cast<size_t>(o)].kind == PlanValue::Kind::Absent) {
-      throw SessionError(SessionError::Kind::InvalidModel, "graph output '" + gvalues[static_cast<size_t>(o)].name +
-                                                               "' is never computed");
+      throw SessionError(SessionError::Kind::InvalidModel,
+                         "graph output '" + gvalues[static_cast<size_t>(o)].name + "' is never computed");
     }
   }
 }
@@ -271,8 +282,8 @@ namespace {
 
 class ConstantPrepareContext final : public PrepareContext {
  public:
-  ConstantPrepareContext(std::span<const TensorRef> inputs, const bool* known, std::span<const TensorRef> outputs,
-                         bool exact, const KernelTable& kernels)
+  ConstantPrepareContext(std::span<const TensorRef> inputs, const bool* known,
+                         std::span<const TensorRef> outputs, bool exact, const KernelTable& kernels)
       : inputs_(inputs), known_(known), outputs_(outputs), exact_(exact), kernels_(kernels) {}
   const TensorRef* input_value(size_t i) const override {
     return i < inputs_.size() && inputs_[i].data && known_[i] ? &inputs_[i] : nullptr;
@@ -343,8 +354,10 @@ class SlabAllocator {
       return offset;
     }
     auto [offset, block] = free_[best];
-    if (block == size) free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
-    else free_[best] = {offset + static_cast<int64_t>(size), block - size};
+    if (block == size)
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+    else
+      free_[best] = {offset + static_cast<int64_t>(size), block - size};
     return offset;
   }
   void release(int64_t offset, size_t size) {
@@ -385,13 +398,15 @@ void ExecutionPlan::place_in_slab() {
       root[static_cast<size_t>(node.outputs[0])] = root[static_cast<size_t>(node.inputs[0])];
     }
   }
-  for (int32_t o : graph_->output_ids()) last_use[static_cast<size_t>(root[static_cast<size_t>(o)])] = kForever;
+  for (int32_t o : graph_->output_ids())
+    last_use[static_cast<size_t>(root[static_cast<size_t>(o)])] = kForever;
 
   SlabAllocator slab;
   std::vector<size_t> block(n_values, 0);
   std::vector<bool> released(n_values, false);
   auto is_slab_value = [&](int32_t v) {
-    return v >= 0 && root[static_cast<size_t>(v)] == v && values_[static_cast<size_t>(v)].kind == PlanValue::Kind::Static;
+    return v >= 0 && root[static_cast<size_t>(v)] == v &&
+           values_[static_cast<size_t>(v)].kind == PlanValue::Kind::Static;
   };
   auto release = [&](int32_t r, int64_t s) {
     auto ru = static_cast<size_t>(r);
@@ -416,7 +431,8 @@ void ExecutionPlan::place_in_slab() {
             auto r = static_cast<size_t>(root[static_cast<size_t>(src)]);
             PlanValue& rv = values_[r];
             if (static_cast<int32_t>(r) == src && is_slab_value(src) && !released[r] &&
-                last_use[r] == static_cast<int64_t>(s) && rv.dtype == pv.dtype && rv.shape.count() == pv.shape.count()) {
+                last_use[r] == static_cast<int64_t>(s) && rv.dtype == pv.dtype &&
+                rv.shape.count() == pv.shape.count()) {
               pv.offset = rv.offset;
               block[static_cast<size_t>(out)] = block[r];
               released[r] = true;  // the block now belongs to the output
@@ -436,8 +452,8 @@ void ExecutionPlan::place_in_slab() {
     }
   }
   if (slab.end() >= static_cast<size_t>(kMaxSlabBytes)) {
-    throw SessionError(SessionError::Kind::Unsupported,
-                       "the plan needs " + std::to_string(slab.end()) + " bytes of intermediate values (limit 2 GiB)");
+    throw SessionError(SessionError::Kind::Unsupported, "the plan needs " + std::to_string(slab.end()) +
+                                                            " bytes of intermediate values (limit 2 GiB)");
   }
   slab_bytes_ = slab.end();
 
@@ -474,7 +490,8 @@ std::unique_ptr<RunState> ExecutionPlan::make_state() const {
   state->table.resize(values_.size());
   for (size_t v = 0; v < values_.size(); ++v) {
     const PlanValue& pv = values_[v];
-    if (pv.kind == PlanValue::Kind::Constant) state->table[v] = pv.constant;
+    if (pv.kind == PlanValue::Kind::Constant)
+      state->table[v] = pv.constant;
     else if (pv.kind == PlanValue::Kind::Static && pv.offset >= 0)
       state->table[v] = TensorRef{pv.dtype, pv.shape, state->slab + pv.offset};
   }
@@ -559,14 +576,16 @@ RunState* ExecutionPlan::run(std::span<const TensorRef> inputs) {
       }
       if (!ctx.constants_.empty()) {
         for (size_t o = 0; o < n_out; ++o) {
-          if (node.outputs[o] >= 0) state->table[static_cast<size_t>(node.outputs[o])] = ctx.constants_[o].ref;
+          if (node.outputs[o] >= 0)
+            state->table[static_cast<size_t>(node.outputs[o])] = ctx.constants_[o].ref;
           state->run_constants.push_back(std::move(ctx.constants_[o]));
         }
         continue;
       }
       if (node.kernel->view_of_input) {
         if (node.outputs[0] >= 0) {
-          state->table[static_cast<size_t>(node.outputs[0])] = TensorRef{ctx.dtypes_[0], ctx.shapes_[0], in[0].data};
+          state->table[static_cast<size_t>(node.outputs[0])] =
+              TensorRef{ctx.dtypes_[0], ctx.shapes_[0], in[0].data};
         }
         continue;
       }

@@ -15,9 +15,9 @@ struct PlanValue {
   Kind kind = Kind::Absent;
   DType dtype = DType::F32;
   Shape shape;
-  TensorRef constant;       // Kind::Constant
-  int64_t offset = -1;      // Kind::Static and not a view: byte offset in the slab
-  int32_t input_index = -1; // Kind::Input: position among the graph's fed inputs
+  TensorRef constant;        // Kind::Constant
+  int64_t offset = -1;       // Kind::Static and not a view: byte offset in the slab
+  int32_t input_index = -1;  // Kind::Input: position among the graph's fed inputs
 };
 
 struct PlanStep {
@@ -25,7 +25,8 @@ struct PlanStep {
   Kind kind = Kind::Run;
   int32_t node = 0;  // index into CompiledGraph::nodes()
   std::shared_ptr<const void> state;
-  std::vector<std::pair<DType, Shape>> omitted_outputs;  // Kind::Run: outputs the graph does not name, by position
+  std::vector<std::pair<DType, Shape>>
+      omitted_outputs;  // Kind::Run: outputs the graph does not name, by position
 };
 
 class RunState;
@@ -38,8 +39,8 @@ class ExecutionPlan {
   ~ExecutionPlan();
 
   bool matches(std::span<const TensorRef> inputs) const;
-  // Runs with the given input tensors (same order as in the constructor). Returns the state holding the results;
-  // give it back with release() once the outputs are copied out.
+  // Runs with the given input tensors (same order as in the constructor). Returns the state holding the
+  // results; give it back with release() once the outputs are copied out.
   RunState* run(std::span<const TensorRef> inputs);
   void release(RunState* state);
   // The outputs of a finished run, in CompiledGraph::output_ids() order.

@@ -21,12 +21,13 @@ const KernelTable& choose_kernels(const SessionOptions& options) {
   }
   KernelPath path = best_kernel_path();
   if (!name.empty() && !parse_kernel_path(name, path)) {
-    throw SessionError(Kind::InvalidInput, "unknown kernel path '" + name + "' (use scalar, v128, avx2 or avx512)");
+    throw SessionError(Kind::InvalidInput,
+                       "unknown kernel path '" + name + "' (use scalar, v128, avx2 or avx512)");
   }
   const KernelTable* table = kernel_table(path);
   if (!table) {
-    throw SessionError(Kind::Unsupported,
-                       "kernel path '" + std::string(kernel_path_name(path)) + "' is not available on this machine");
+    throw SessionError(Kind::Unsupported, "kernel path '" + std::string(kernel_path_name(path)) +
+                                              "' is not available on this machine");
   }
   return *table;
 }
@@ -77,8 +78,8 @@ class SessionImpl {
         if (p->matches(inputs)) return p;
       }
     }
-    auto plan = std::make_shared<ExecutionPlan>(graph, inputs, kernels_, options_.mode == ExecutionMode::Exact,
-                                                threads_);
+    auto plan = std::make_shared<ExecutionPlan>(graph, inputs, kernels_,
+                                                options_.mode == ExecutionMode::Exact, threads_);
     std::lock_guard<std::mutex> lock(mutex_);
     if (!graph_) throw SessionError(Kind::Disposed, "the session was disposed");
     if (static_cast<int>(plans_.size()) >= options_.max_cached_plans) plans_.erase(plans_.begin());
@@ -99,9 +100,11 @@ class SessionImpl {
     for (const NamedTensor& nt : named) {
       size_t i = 0;
       while (i < infos.size() && infos[i].name != nt.name) ++i;
-      if (i == infos.size()) throw SessionError(Kind::InvalidInput, "the model has no input named '" + nt.name + "'");
+      if (i == infos.size())
+        throw SessionError(Kind::InvalidInput, "the model has no input named '" + nt.name + "'");
       if (seen[i]) throw SessionError(Kind::InvalidInput, "input '" + nt.name + "' is given twice");
-      if (nt.tensor.empty()) throw SessionError(Kind::InvalidInput, "input '" + nt.name + "' is an empty handle");
+      if (nt.tensor.empty())
+        throw SessionError(Kind::InvalidInput, "input '" + nt.name + "' is an empty handle");
       seen[i] = true;
       refs[i].dtype = nt.tensor.dtype();
       refs[i].shape = Shape::of(nt.tensor.shape());
@@ -116,19 +119,21 @@ class SessionImpl {
  private:
   static void check_input(const TensorInfo& info, const TensorRef& r) {
     if (info.dtype != r.dtype) {
-      throw SessionError(Kind::InvalidInput, "input '" + info.name + "' must be " + std::string(dtype_name(info.dtype)) +
-                                                 ", got " + std::string(dtype_name(r.dtype)));
+      throw SessionError(Kind::InvalidInput, "input '" + info.name + "' must be " +
+                                                 std::string(dtype_name(info.dtype)) + ", got " +
+                                                 std::string(dtype_name(r.dtype)));
     }
     if (!info.has_shape) return;
     if (info.dims.size() != static_cast<size_t>(r.shape.rank)) {
       throw SessionError(Kind::InvalidInput, "input '" + info.name + "' must have rank " +
-                                                 std::to_string(info.dims.size()) + ", got shape " + r.shape.str());
+                                                 std::to_string(info.dims.size()) + ", got shape " +
+                                                 r.shape.str());
     }
     for (size_t d = 0; d < info.dims.size(); ++d) {
       if (info.dims[d].fixed() && info.dims[d].value != r.shape[static_cast<int>(d)]) {
         throw SessionError(Kind::InvalidInput, "input '" + info.name + "' dimension " + std::to_string(d) +
-                                                   " must be " + std::to_string(info.dims[d].value) + ", got shape " +
-                                                   r.shape.str());
+                                                   " must be " + std::to_string(info.dims[d].value) +
+                                                   ", got shape " + r.shape.str());
       }
     }
   }
@@ -166,7 +171,8 @@ size_t output_index(const CompiledGraph& graph, const std::string& name) {
 }
 
 void copy_out(const TensorRef& r, Tensor& dst) {
-  bool reusable = !dst.empty() && dst.dtype() == r.dtype && dst.shape().size() == static_cast<size_t>(r.shape.rank) &&
+  bool reusable = !dst.empty() && dst.dtype() == r.dtype &&
+                  dst.shape().size() == static_cast<size_t>(r.shape.rank) &&
                   std::equal(dst.shape().begin(), dst.shape().end(), r.shape.dims.begin());
   if (!reusable) dst = Tensor(r.dtype, r.shape.vec());
   if (r.bytes()) std::memcpy(dst.raw(), r.data, r.bytes());
@@ -193,13 +199,24 @@ Session Session::load(std::span<const std::byte> bytes, const SessionOptions& op
   return Session(std::make_shared<SessionImpl>(std::move(model), options));
 }
 
-const std::vector<TensorInfo>& Session::inputs() const { return impl_->graph()->inputs(); }
-const std::vector<TensorInfo>& Session::outputs() const { return impl_->graph()->outputs(); }
-std::string_view Session::kernel_path() const { return impl_->kernels().name; }
-ExecutionMode Session::mode() const { return impl_->options().mode; }
-void Session::dispose() { impl_->dispose(); }
+const std::vector<TensorInfo>& Session::inputs() const {
+  return impl_->graph()->inputs();
+}
+const std::vector<TensorInfo>& Session::outputs() const {
+  return impl_->graph()->outputs();
+}
+std::string_view Session::kernel_path() const {
+  return impl_->kernels().name;
+}
+ExecutionMode Session::mode() const {
+  return impl_->options().mode;
+}
+void Session::dispose() {
+  impl_->dispose();
+}
 
-std::vector<Tensor> Session::run(const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names) {
+std::vector<Tensor> Session::run(const std::vector<NamedTensor>& inputs,
+                                 const std::vector<std::string>& output_names) {
   std::vector<Tensor> outputs;
   run(inputs, output_names, outputs);
   return outputs;
@@ -210,7 +227,8 @@ void Session::run(const std::vector<NamedTensor>& inputs, const std::vector<std:
   auto graph = impl_->graph();
   std::span<TensorRef> refs = impl_->ordered_inputs(*graph, inputs);
   const size_t wanted = output_names.empty() ? graph->outputs().size() : output_names.size();
-  for (const std::string& name : output_names) output_index(*graph, name);  // unknown names fail before running
+  for (const std::string& name : output_names)
+    output_index(*graph, name);  // unknown names fail before running
   RunGuard run(impl_->plan_for(graph, refs), refs);
   outputs.resize(wanted);
   for (size_t i = 0; i < wanted; ++i) {
@@ -227,8 +245,8 @@ size_t Session::run_span(DType in_type, const void* in, size_t in_count, std::sp
   }
   TensorRef input{in_type, Shape::of(in_shape), static_cast<std::byte*>(const_cast<void*>(in))};
   if (input.count() != static_cast<int64_t>(in_count)) {
-    throw SessionError(Kind::InvalidInput, std::to_string(in_count) + " input values do not match shape " +
-                                               input.shape.str());
+    throw SessionError(Kind::InvalidInput,
+                       std::to_string(in_count) + " input values do not match shape " + input.shape.str());
   }
   std::span<const TensorRef> refs(&input, 1);
   RunGuard run(impl_->plan_for(graph, refs), refs);

@@ -129,9 +129,11 @@ struct Case {
   std::string non_tensor_value;  // the first graph input or output that is not a tensor, described
 };
 
-// The library names a type it does not store as "... has element type X" or "... is a sequence, not a tensor".
+// The library names a type it does not store as "... has element type X" or "... is a sequence, not a
+// tensor".
 bool mentions_element_type(std::string_view message) {
-  return message.find("element type") != std::string::npos || message.find("not a tensor") != std::string::npos;
+  return message.find("element type") != std::string::npos ||
+         message.find("not a tensor") != std::string::npos;
 }
 
 std::string_view kind_text(ir::Type::Kind kind) {

@@ -1,5 +1,5 @@
-// The `onemodel` command: run, info, conformance, golden and bench (ARCHITECTURE.md §8). The same source builds the
-// native tool and `npx onemodel` (wasm), so both print the same bytes for the same work.
+// The `onemodel` command: run, info, conformance, golden and bench (ARCHITECTURE.md §8). The same source
+// builds the native tool and `npx onemodel` (wasm), so both print the same bytes for the same work.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -59,13 +59,17 @@ RunArgs parse_run_args(const std::vector<std::string>& args, bool bench) {
     if (a == "--input") {
       const std::string& v = value();
       size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0) throw UsageError("--input takes NAME=FILE.npy, got '" + v + "'");
+      if (eq == std::string::npos || eq == 0)
+        throw UsageError("--input takes NAME=FILE.npy, got '" + v + "'");
       r.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (a == "--mode") {
       const std::string& v = value();
-      if (v == "fast") r.options.mode = onemodel::ExecutionMode::Fast;
-      else if (v == "exact") r.options.mode = onemodel::ExecutionMode::Exact;
-      else throw UsageError("--mode takes fast or exact, got '" + v + "'");
+      if (v == "fast")
+        r.options.mode = onemodel::ExecutionMode::Fast;
+      else if (v == "exact")
+        r.options.mode = onemodel::ExecutionMode::Exact;
+      else
+        throw UsageError("--mode takes fast or exact, got '" + v + "'");
     } else if (a == "--threads") {
       r.options.intra_op_threads = std::stoi(value());
     } else if (a == "--kernels") {
@@ -169,9 +173,12 @@ int info_command(const std::vector<std::string>& argv) {
 int golden_command(const std::vector<std::string>& argv) {
   onemodel::SessionOptions options;
   for (size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i] == "--kernels" && i + 1 < argv.size()) options.kernels = argv[++i];
-    else if (argv[i] == "--threads" && i + 1 < argv.size()) options.intra_op_threads = std::stoi(argv[++i]);
-    else throw UsageError("golden-kernels takes --kernels PATH and --threads N");
+    if (argv[i] == "--kernels" && i + 1 < argv.size())
+      options.kernels = argv[++i];
+    else if (argv[i] == "--threads" && i + 1 < argv.size())
+      options.intra_op_threads = std::stoi(argv[++i]);
+    else
+      throw UsageError("golden-kernels takes --kernels PATH and --threads N");
   }
   for (const std::string& line : onemodel::golden::kernel_lines(options.kernels, options.intra_op_threads)) {
     std::printf("%s\n", line.c_str());
@@ -195,7 +202,8 @@ int bench_command(const std::vector<std::string>& argv) {
   auto warm_end = clock::now() + std::chrono::milliseconds(200);
   while (clock::now() < warm_end) session.run(feeds, {}, outputs);
   std::vector<double> times;
-  auto end = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(args.seconds));
+  auto end =
+      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(args.seconds));
   while (clock::now() < end || times.size() < 5) {
     t0 = clock::now();
     session.run(feeds, {}, outputs);

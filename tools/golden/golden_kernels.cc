@@ -27,11 +27,13 @@ float from_bits(uint32_t u) {
   return f;
 }
 
-// Mostly values in [-4, 4] with inexact decimal fractions; every 61st element a special value (NaN with payloads,
-// infinities, signed zeros, subnormals, huge magnitudes) so overflow, NaN and gradual underflow all take part.
+// Mostly values in [-4, 4] with inexact decimal fractions; every 61st element a special value (NaN with
+// payloads, infinities, signed zeros, subnormals, huge magnitudes) so overflow, NaN and gradual underflow all
+// take part.
 std::vector<float> generate(size_t count, uint64_t seed, bool specials) {
-  static constexpr uint32_t kSpecial[] = {0x7FC00000, 0xFFC00001, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000,
-                                          0x00000001, 0x807FFFFF, 0x00400000, 0x7F7FFFFF, 0x5F000000, 0x1F800000};
+  static constexpr uint32_t kSpecial[] = {0x7FC00000, 0xFFC00001, 0x7F800000, 0xFF800000,
+                                          0x00000000, 0x80000000, 0x00000001, 0x807FFFFF,
+                                          0x00400000, 0x7F7FFFFF, 0x5F000000, 0x1F800000};
   std::vector<float> v(count);
   for (size_t i = 0; i < count; ++i) {
     uint32_t h = mix(seed * 0x9E3779B97F4A7C15ULL + i);
@@ -50,7 +52,8 @@ const KernelTable& table_for(const std::string& name) {
     throw SessionError(SessionError::Kind::InvalidInput, "unknown kernel path '" + name + "'");
   }
   const KernelTable* t = kernel_table(path);
-  if (!t) throw SessionError(SessionError::Kind::Unsupported, "kernel path '" + name + "' is not available here");
+  if (!t)
+    throw SessionError(SessionError::Kind::Unsupported, "kernel path '" + name + "' is not available here");
   return *t;
 }
 
@@ -59,7 +62,8 @@ struct Gemm {
   bool trans_a, trans_b;
 };
 
-void run_gemm(const KernelTable& kt, const ThreadContext& threads, const Gemm& g, uint64_t seed, Sha256& hash) {
+void run_gemm(const KernelTable& kt, const ThreadContext& threads, const Gemm& g, uint64_t seed,
+              Sha256& hash) {
   std::vector<float> a = generate(static_cast<size_t>(g.m * g.k), seed, true);
   std::vector<float> b = generate(static_cast<size_t>(g.k * g.n), seed + 1, true);
   std::vector<float> c(static_cast<size_t>(g.m * g.n), -1.0f);
@@ -83,7 +87,9 @@ void run_gemm(const KernelTable& kt, const ThreadContext& threads, const Gemm& g
   hash.update(c.data(), c.size() * sizeof(float));
 }
 
-std::string line(const std::string& name, Sha256& hash) { return name + " " + hash.hex(); }
+std::string line(const std::string& name, Sha256& hash) {
+  return name + " " + hash.hex();
+}
 
 }  // namespace
 
@@ -98,7 +104,9 @@ std::vector<std::string> kernel_lines(const std::string& kernels, int threads) {
     Sha256 hash;
     for (int64_t s = 0; s <= 70; ++s) {
       int64_t p = (s * 37 + 11) % 71, q = (s * 53 + 29) % 71;
-      Gemm g = axis == 0 ? Gemm{s, p, q, false, false} : axis == 1 ? Gemm{p, s, q, false, false} : Gemm{p, q, s, false, false};
+      Gemm g = axis == 0   ? Gemm{s, p, q, false, false}
+               : axis == 1 ? Gemm{p, s, q, false, false}
+                           : Gemm{p, q, s, false, false};
       g.trans_a = s % 3 == 1;
       g.trans_b = s % 4 == 2;
       run_gemm(kt, tc, g, static_cast<uint64_t>(axis * 1000 + s), hash);
@@ -107,8 +115,11 @@ std::vector<std::string> kernel_lines(const std::string& kernels, int threads) {
   }
   {
     Sha256 hash;
-    const Gemm large[] = {{129, 257, 300, false, false}, {200, 100, 513, true, false}, {1, 1000, 300, false, true},
-                          {300, 1, 300, false, false},   {97, 130, 1025, true, true}};
+    const Gemm large[] = {{129, 257, 300, false, false},
+                          {200, 100, 513, true, false},
+                          {1, 1000, 300, false, true},
+                          {300, 1, 300, false, false},
+                          {97, 130, 1025, true, true}};
     uint64_t seed = 5000;
     for (const Gemm& g : large) run_gemm(kt, tc, g, seed++, hash);
     lines.push_back(line("gemm/large", hash));
@@ -116,8 +127,8 @@ std::vector<std::string> kernel_lines(const std::string& kernels, int threads) {
 
   const std::vector<float> sweep = golden::transcendental_sweep_inputs();
   const std::pair<UnaryFn, const char*> functions[] = {
-      {UnaryFn::Exp, "exp"},         {UnaryFn::Log, "log"},          {UnaryFn::Tanh, "tanh"},
-      {UnaryFn::Erf, "erf"},         {UnaryFn::Sigmoid, "sigmoid"},  {UnaryFn::GeluErf, "gelu-erf"},
+      {UnaryFn::Exp, "exp"},           {UnaryFn::Log, "log"},         {UnaryFn::Tanh, "tanh"},
+      {UnaryFn::Erf, "erf"},           {UnaryFn::Sigmoid, "sigmoid"}, {UnaryFn::GeluErf, "gelu-erf"},
       {UnaryFn::GeluTanh, "gelu-tanh"}};
   std::vector<float> out(sweep.size());
   for (const auto& [fn, name] : functions) {
