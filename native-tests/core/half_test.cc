@@ -3,6 +3,7 @@
 // nearest of those values (ties to the even pattern), with the first value past the largest finite one
 // standing for infinity.
 #include "core/half.h"
+#include "core/bits.h"
 
 #include <gtest/gtest.h>
 
@@ -16,18 +17,6 @@
 
 namespace onemodel {
 namespace {
-
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 // A 16-bit format with `mantissa_bits` fraction bits and `exponent_bits` exponent bits, IEEE style.
 struct Format {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "kernels/kernel_table.h"
 #include "threading/parallel_for.h"
 
@@ -23,12 +24,6 @@ uint32_t bits(float f) {
   std::memcpy(&u, &f, 4);
   return u;
 }
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 // Written outside C's window, and after the scratch buffer, to catch stray writes.
 constexpr uint32_t kSentinel = 0xDEADBEEFu;
 

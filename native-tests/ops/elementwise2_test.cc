@@ -30,22 +30,6 @@ constexpr float kMaxF = std::numeric_limits<float>::max();
 // A NaN with a payload and the sign bit set: exact mode must not let it through.
 const float kOddNaN = __builtin_bit_cast(float, uint32_t{0xFFC12345u});
 
-template <class S>
-Tensor tensor_of(DType dtype, const std::vector<int64_t>& dims, const std::vector<S>& values) {
-  Tensor t(dtype, dims);
-  EXPECT_EQ(t.byte_size(), values.size() * sizeof(S));
-  if (!values.empty()) std::memcpy(t.raw(), values.data(), values.size() * sizeof(S));
-  return t;
-}
-
-template <class S>
-std::vector<S> elements_of(const Tensor& t) {
-  std::vector<S> v(static_cast<size_t>(t.size()));
-  EXPECT_EQ(t.byte_size(), v.size() * sizeof(S));
-  if (!v.empty()) std::memcpy(v.data(), t.raw(), v.size() * sizeof(S));
-  return v;
-}
-
 Tensor bools(const std::vector<int64_t>& dims, const std::vector<uint8_t>& values) {
   return tensor_of<uint8_t>(DType::Bool, dims, values);
 }

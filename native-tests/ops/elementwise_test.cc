@@ -38,23 +38,6 @@ int64_t product(const std::vector<int64_t>& dims) {
   return n;
 }
 
-// A tensor of `dtype` whose elements are the bit patterns / values in `values` (S is the stored C++ type).
-template <class S>
-Tensor tensor_of(DType dtype, const std::vector<int64_t>& dims, const std::vector<S>& values) {
-  Tensor t(dtype, dims);
-  EXPECT_EQ(t.byte_size(), values.size() * sizeof(S));
-  if (!values.empty()) std::memcpy(t.raw(), values.data(), values.size() * sizeof(S));
-  return t;
-}
-
-template <class S>
-std::vector<S> elements_of(const Tensor& t) {
-  std::vector<S> v(static_cast<size_t>(t.size()));
-  EXPECT_EQ(t.byte_size(), v.size() * sizeof(S));
-  if (!v.empty()) std::memcpy(v.data(), t.raw(), v.size() * sizeof(S));
-  return v;
-}
-
 // One node "op" over inputs x0, x1, ... producing y.
 Tensor run_node(std::string_view op, int64_t opset, const std::vector<Tensor>& inputs, DType out_type,
                 ExecutionMode mode, std::initializer_list<Attr> attrs = {}, std::string kernels = {}) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "kernels/kernel_table.h"
 #include "onemodel/onemodel.h"
 #include "onnx/onnx_builder.h"
@@ -160,10 +161,6 @@ inline bool same_bytes(const Tensor& a, const Tensor& b) {
          (a.byte_size() == 0 || std::memcmp(a.raw(), b.raw(), a.byte_size()) == 0);
 }
 
-inline uint32_t bits_of(float f) {
-  return __builtin_bit_cast(uint32_t, f);
-}
-
 // The kind of SessionError `call` throws; fails the test when it throws nothing.
 template <class F>
 SessionError::Kind error_kind(F&& call, std::string* message = nullptr, std::string* node = nullptr) {
@@ -287,6 +284,24 @@ inline int check_backend_cases(std::initializer_list<std::string_view> prefixes,
     }
   }
   return ran;
+}
+
+// A tensor of `dtype` whose elements are the bit patterns / values in `values` (S is the stored C++ type).
+// Elements are read back the same way.
+template <class S>
+Tensor tensor_of(DType dtype, const std::vector<int64_t>& dims, const std::vector<S>& values) {
+  Tensor t(dtype, dims);
+  EXPECT_EQ(t.byte_size(), values.size() * sizeof(S));
+  if (!values.empty()) std::memcpy(t.raw(), values.data(), values.size() * sizeof(S));
+  return t;
+}
+
+template <class S>
+std::vector<S> elements_of(const Tensor& t) {
+  std::vector<S> v(static_cast<size_t>(t.size()));
+  EXPECT_EQ(t.byte_size(), v.size() * sizeof(S));
+  if (!v.empty()) std::memcpy(v.data(), t.raw(), v.size() * sizeof(S));
+  return v;
 }
 
 }  // namespace onemodel::test

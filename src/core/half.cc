@@ -2,23 +2,9 @@
 
 #include <cstring>
 
+#include "core/bits.h"
+
 namespace onemodel {
-
-namespace {
-
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-}  // namespace
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/bits.h"
 #include "core/sha256.h"
 #include "kernels/kernel_table.h"
 #include "kernels/math/golden_sweep.h"
@@ -19,12 +20,6 @@ uint32_t mix(uint64_t x) {
   x *= 0xc4ceb9fe1a85ec53ULL;
   x ^= x >> 33;
   return static_cast<uint32_t>(x);
-}
-
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
 }
 
 // Mostly values in [-4, 4] with inexact decimal fractions; every 61st element a special value (NaN with
