@@ -37,6 +37,8 @@ inline batch<float, neon64>& batch<float, neon64>::operator/=(const batch<float,
 
 namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE::simd {
 
+// Kept here rather than taken from core/bits.h: inside the per-path namespace these are path-private copies, so no
+// inline function is shared between objects compiled with different ISA flags.
 inline float bits_to_float(uint32_t u) {
   float f;
   std::memcpy(&f, &u, 4);
