@@ -1,5 +1,5 @@
-// Each operator family lists its OpDef rows; src/graph/op_table.cc joins them into the one static table. Adding an
-// operator is one row in its family's list, and a smaller build can leave a family out.
+// Each operator family lists its OpDef rows; src/graph/op_table.cc joins them into the one static table.
+// Adding an operator is one row in its family's list, and a smaller build can leave a family out.
 #pragma once
 
 #include <span>
@@ -15,5 +15,8 @@ std::span<const OpDef> shape_defs();        // src/graph/ops/shape/
 std::span<const OpDef> linalg_defs();       // src/graph/ops/linalg/  (MatMul, Gemm)
 std::span<const OpDef> reduce_defs();       // src/graph/ops/reduce/  (ReduceMax, ...)
 std::span<const OpDef> norm_defs();         // src/graph/ops/norm/    (Softmax, ...)
+std::span<const OpDef> conv_defs();         // src/graph/ops/conv/    (Conv, ConvTranspose)
+std::span<const OpDef> pool_defs();         // src/graph/ops/pool/    (MaxPool, AveragePool, Global*)
+std::span<const OpDef> vision_defs();       // src/graph/ops/vision/  (BatchNormalization, Resize, PRelu, ...)
 
 }  // namespace onemodel::ops
