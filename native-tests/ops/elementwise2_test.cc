@@ -626,6 +626,40 @@ TEST(Elementwise2, PowRules) {
             Kind::Unsupported);
 }
 
+// A graph-constant exponent 2 (an initializer or a Constant node) makes Pow a square, exact on every path.
+TEST(Elementwise2, PowByConstantTwoIsExact) {
+  const std::vector<float> base = {1.7f, -3, kNaN, -0.0f, 3e38f, 1e-30f, -kInf};
+  for (bool as_constant_node : {false, true}) {
+    ModelBuilder m(15);
+    m.input("x", DType::F32, {7}).output("y", DType::F32);
+    const Tensor two = floats({}, {2});
+    if (as_constant_node) {
+      m.node("Constant", {}, {"two"}, {Attr::tensor("value", two)});
+    } else {
+      m.initializer("two", two);
+    }
+    m.node("Pow", {"x", "two"}, {"y"});
+    for (const std::string& path : kernel_paths()) {
+      const auto y =
+          elements_of<float>(m.run({{"x", floats({7}, base)}}, options(ExecutionMode::Exact, path)).at(0));
+      ASSERT_EQ(y.size(), base.size());
+      for (size_t i = 0; i < base.size(); ++i) {
+        const float want = base[i] * base[i];
+        if (want != want) {
+          EXPECT_EQ(bits_of(y[i]), 0x7FC00000u) << path;  // canonical NaN
+        } else {
+          EXPECT_EQ(bits_of(y[i]), bits_of(want)) << path << " element " << i;
+        }
+      }
+    }
+  }
+  // Any other constant exponent, or one fed at run time, keeps Pow out of exact mode.
+  ModelBuilder three(15);
+  three.input("x", DType::F32, {1}).initializer("e", floats({}, {3})).output("y", DType::F32);
+  three.node("Pow", {"x", "e"}, {"y"});
+  EXPECT_EQ(error_kind([&] { three.session(options(ExecutionMode::Exact)); }), Kind::ExactModeUnavailable);
+}
+
 // --- Mod
 
 TEST(Elementwise2, ModSignRulesAndDivisionByZero) {

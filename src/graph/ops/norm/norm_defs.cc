@@ -5,9 +5,9 @@ namespace onemodel::ops {
 
 std::span<const OpDef> norm_defs() {
   static const OpDef defs[] = {
-      {"Softmax", 7, kLatestOpset, make_softmax},
-      {"LogSoftmax", 7, kLatestOpset, make_log_softmax},
-      {"Hardmax", 7, kLatestOpset, make_hardmax},
+      {"Softmax", 1, kLatestOpset, make_softmax},
+      {"LogSoftmax", 1, kLatestOpset, make_log_softmax},
+      {"Hardmax", 1, kLatestOpset, make_hardmax},
       {"LayerNormalization", 17, kLatestOpset, make_layer_norm},
       {"RMSNormalization", 23, kLatestOpset, make_rms_norm},
       {"InstanceNormalization", 6, kLatestOpset, make_instance_norm},
