@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// Real-model benchmark (bench-method.md): for each model of tools/real-models.tsv, on the inputs recorded by
+// tools/oracle/real-models.mjs, one run that times
+//   ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web in Node, 1 thread),
+//   onemodel native fast and exact (the CLI's `bench`), and onemodel wasm fast and exact (`npx onemodel bench`),
+// at 1 thread (and 2 for the native engines), and prints a Markdown table with ratios against ONNX Runtime.
+// A row's time is the median over --reps repetitions; a repetition is about --seconds of back-to-back calls after
+// a cold call and warm-up (onemodel: the CLI's median per call; ONNX Runtime: the mean per call). Every engine's
+// output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
+//   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--seconds 1] [--cli build/native/onemodel]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import ortNode from 'onnxruntime-node';
+import * as ortWeb from 'onnxruntime-web';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const models = option('--models', 'det,cls,melspectrogram,wake-embedding').split(',');
+const threadCounts = option('--threads', '1,2').split(',').map(Number);
+const reps = Number(option('--reps', '3'));
+const seconds = Number(option('--seconds', '1'));
+const cli = option('--cli', 'build/native/onemodel');
+const wasmCli = ['npm/bin/onemodel.mjs'];
+const cache = process.env.ONEMODEL_CACHE ?? path.join(os.homedir(), '.cache', 'onemodel');
+
+// --- .npy files (the recorded inputs and references; float32 and int64, C order)
+function readNpy(file) {
+  const bytes = readFileSync(file);
+  const headerLength = bytes.readUInt16LE(8);
+  const header = bytes.subarray(10, 10 + headerLength).toString('latin1');
+  const descr = /'descr': '([^']+)'/.exec(header)[1];
+  const dims = /'shape': \(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const body = bytes.subarray(10 + headerLength);
+  const copy = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength);
+  if (descr === '<f4') return { type: 'float32', dims, data: new Float32Array(copy) };
+  if (descr === '<i8') return { type: 'int64', dims, data: new BigInt64Array(copy) };
+  throw new Error(`${file}: dtype ${descr} not handled`);
+}
+
+function recorded(model) {
+  const dir = path.join(cache, 'oracle', model);
+  const manifest = path.join(dir, 'manifest.tsv');
+  if (!existsSync(manifest)) throw new Error(`${manifest} missing: run tools/fetch-models.sh && node tools/oracle/real-models.mjs`);
+  const inputs = [], outputs = [];
+  for (const line of readFileSync(manifest, 'utf8').split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const [kind, index, name] = line.split('\t');
+    const file = path.join(dir, `${kind}-${index}.npy`);
+    (kind === 'input' ? inputs : outputs).push({ name, file, tensor: readNpy(file) });
+  }
+  return { file: path.join(cache, 'models', `${model}.onnx`), inputs, outputs };
+}
+
+function scaledError(got, want) {
+  if (got.length !== want.length) return Infinity;
+  let diff = 0, scale = 0;
+  for (let i = 0; i < want.length; ++i) {
+    if (Number.isNaN(got[i]) !== Number.isNaN(want[i])) return Infinity;
+    diff = Math.max(diff, Math.abs(got[i] - want[i]));
+    scale = Math.max(scale, Math.abs(want[i]));
+  }
+  return scale === 0 ? diff : diff / scale;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+// --- ONNX Runtime (native binding or wasm), timed around session.run in this process
+async function timeOrt(ort, rec, options) {
+  const session = await ort.InferenceSession.create(rec.file, options);
+  const feeds = Object.fromEntries(rec.inputs.map((i) => [i.name, new ort.Tensor(i.tensor.type, i.tensor.data, i.tensor.dims)]));
+  let out = await session.run(feeds);
+  const warmEnd = performance.now() + 200;
+  while (performance.now() < warmEnd) out = await session.run(feeds);
+  const means = [];
+  for (let r = 0; r < reps; ++r) {
+    let calls = 0;
+    const t0 = performance.now();
+    do {
+      out = await session.run(feeds);
+      ++calls;
+    } while (performance.now() - t0 < seconds * 1000 || calls < 3);
+    means.push((performance.now() - t0) / calls);
+  }
+  const error = Math.max(...rec.outputs.map((o) => scaledError(out[o.name].data, o.tensor.data)));
+  await session.release();
+  return { ms: median(means), min: Math.min(...means), max: Math.max(...means), error };
+}
+
+// --- onemodel through its CLI (native binary or the wasm build in Node)
+function timeOnemodel(command, rec, mode, threads) {
+  const inputArgs = rec.inputs.flatMap((i) => ['--input', `${i.name}=${i.file}`]);
+  const common = [...inputArgs, '--mode', mode, '--threads', String(threads)];
+  const medians = [];
+  for (let r = 0; r < reps; ++r) {
+    const out = execFileSync(command[0], [...command.slice(1), 'bench', rec.file, ...common, '--seconds', String(seconds)]).toString();
+    medians.push(Number(/median_ms (\S+)/.exec(out)[1]));
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'onemodel-bench-'));
+  try {
+    execFileSync(command[0], [...command.slice(1), 'run', rec.file, ...common, '--out', dir]);
+    const error = Math.max(...rec.outputs.map((o) => scaledError(readNpy(path.join(dir, `${o.name}.npy`)).data, o.tensor.data)));
+    return { ms: median(medians), min: Math.min(...medians), max: Math.max(...medians), error };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))[1];
+const flags = /flags\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))[1].split(' ');
+const isa = ['sse4_2', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512dq', 'avx512vnni'].filter((f) => flags.includes(f)).join(' ');
+const load = () => os.loadavg()[0].toFixed(2);
+console.log(`Machine: ${cpu}; ${isa}; ${os.cpus().length} logical CPUs; ${os.type()} ${os.release()}; Node ${process.versions.node}; ` +
+  `onnxruntime-node/web 1.30.0; load before ${load()}`);
+console.log(`Method: median of ${reps} repetitions of ~${seconds} s each; ratios are ours / ONNX Runtime's (below 1: faster).`);
+console.log();
+console.log('| model | threads | engine | median ms | min–max ms | vs ORT native | vs ORT wasm | vs own fast | scaled error |');
+console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|');
+ortWeb.env.wasm.numThreads = 1;
+for (const model of models) {
+  const rec = recorded(model);
+  for (const threads of threadCounts) {
+    const rows = [];
+    const ortOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+    const ortNative = await timeOrt(ortNode, rec, ortOptions);
+    rows.push(['onnxruntime-node', ortNative]);
+    let ortWasm = null;
+    if (threads === 1) {
+      ortWasm = await timeOrt(ortWeb, rec, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+      rows.push(['onnxruntime-web (wasm)', ortWasm]);
+    }
+    const nativeFast = timeOnemodel([cli], rec, 'fast', threads);
+    rows.push(['onemodel native fast', nativeFast, ortNative]);
+    rows.push(['onemodel native exact', timeOnemodel([cli], rec, 'exact', threads), ortNative, nativeFast]);
+    if (threads === 1) {
+      const wasmFast = timeOnemodel(['node', ...wasmCli], rec, 'fast', 1);
+      rows.push(['onemodel wasm fast', wasmFast, ortNative, null, ortWasm]);
+      rows.push(['onemodel wasm exact', timeOnemodel(['node', ...wasmCli], rec, 'exact', 1), ortNative, wasmFast, ortWasm]);
+    }
+    for (const [engine, r, vsNative, vsFast, vsWasm] of rows) {
+      const ratio = (base) => (base ? (r.ms / base.ms).toFixed(2) : '');
+      console.log(`| ${model} | ${threads} | ${engine} | ${r.ms.toFixed(3)} | ${r.min.toFixed(3)}–${r.max.toFixed(3)} | ` +
+        `${ratio(vsNative)} | ${ratio(vsWasm)} | ${ratio(vsFast)} | ${r.error.toExponential(1)} |`);
+    }
+  }
+}
+console.log();
+console.log(`load after ${load()}`);
