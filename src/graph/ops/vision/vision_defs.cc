@@ -1,10 +1,16 @@
 #include "graph/ops/families.h"
+#include "graph/ops/vision/factories.h"
 
 namespace onemodel::ops {
 
 std::span<const OpDef> vision_defs() {
-  // Filled in as the family's operators land.
-  return {};
+  static const OpDef defs[] = {
+      {"BatchNormalization", 7, kLatestOpset, make_batch_norm},
+      {"PRelu", 7, kLatestOpset, make_prelu},
+      {"Resize", 10, kLatestOpset, make_resize},
+      {"Upsample", 7, 10, make_upsample},
+  };
+  return defs;
 }
 
 }  // namespace onemodel::ops

@@ -1,0 +1,15 @@
+// Factories of the vision operators, joined into ops::vision_defs() by vision_defs.cc.
+#pragma once
+
+#include <memory>
+
+#include "graph/op.h"
+
+namespace onemodel::ops {
+
+std::unique_ptr<OpKernel> make_batch_norm(const NodeInfo& node);  // batch_norm.cc
+std::unique_ptr<OpKernel> make_prelu(const NodeInfo& node);       // prelu.cc
+std::unique_ptr<OpKernel> make_resize(const NodeInfo& node);      // resize.cc
+std::unique_ptr<OpKernel> make_upsample(const NodeInfo& node);    // resize.cc
+
+}  // namespace onemodel::ops
