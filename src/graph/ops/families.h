@@ -18,5 +18,6 @@ std::span<const OpDef> norm_defs();         // src/graph/ops/norm/    (Softmax, 
 std::span<const OpDef> conv_defs();         // src/graph/ops/conv/    (Conv, ConvTranspose)
 std::span<const OpDef> pool_defs();         // src/graph/ops/pool/    (MaxPool, AveragePool, Global*)
 std::span<const OpDef> vision_defs();       // src/graph/ops/vision/  (BatchNormalization, Resize, PRelu, ...)
+std::span<const OpDef> recurrent_defs();    // src/graph/ops/recurrent/ (RNN, GRU, LSTM)
 
 }  // namespace onemodel::ops
