@@ -30,7 +30,27 @@ struct PackedB {
   int64_t k = 0, n = 0;
 };
 
+// One depthwise convolution (kernels-depthwise.md) over `planes` output planes of out_h x out_w: output plane q
+// reads input plane q / multiplier (in_h x in_w) with the weights w + (q % channels_out) * kernel_h * kernel_w.
+// stride_w must be at most 8. Scratch of depthwise_scratch_floats(args, threads) floats (any float alignment).
+// With `bias`, plane q's outputs are acc + bias[q % channels_out], one more rounded addition (the bias pass).
+struct DepthwiseArgs {
+  int64_t planes = 0, multiplier = 1, channels_out = 1;
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+  const float* x = nullptr;
+  const float* w = nullptr;
+  const float* bias = nullptr;
+  float* y = nullptr;
+  bool exact = false;
+};
+
 enum class UnaryFn { Exp, Log, Tanh, Erf, Sigmoid, GeluErf, GeluTanh };
+
+// The float32 reductions with a vector kernel (ops-norms.md "Reductions"): the sum of x or of x*x, and the
+// maximum or minimum of x.
+enum class ReduceOp { Sum, SumSquare, Max, Min };
 
 struct KernelTable {
   KernelPath path;
@@ -53,6 +73,18 @@ struct KernelTable {
   void (*unary)(UnaryFn fn, bool exact, const float* x, float* y, size_t n);
   // Softmax.Rows of kernels-attention.md over `rows` contiguous rows of length n (x and y may alias).
   void (*softmax_rows)(bool exact, const float* x, float* y, size_t rows, size_t n);
+  // Depthwise convolution (kernels-depthwise.md); scratch is taken from the heap only when null.
+  size_t (*depthwise_scratch_floats)(const DepthwiseArgs& args, const ThreadContext& threads);
+  void (*depthwise)(const DepthwiseArgs& args, float* scratch, const ThreadContext& threads);
+  // Column layout of a reduction: out[j] for j < width folds the terms of base[offsets[r] + j], r = 0 .. rows-1
+  // in order, into out[j]; with `first` it starts from +0 (Max, Min: from the first row) instead of out[j].
+  void (*reduce_columns)(ReduceOp op, const float* base, const int64_t* offsets, size_t rows, float* out,
+                         size_t width, bool first);
+  // Row layout of a canonical sum (op Sum or SumSquare): adds the terms of the `runs` contiguous runs of `run`
+  // elements at base + offsets[r], in order, to partials[16], the first term going to partial `phase`; returns
+  // the pairwise-folded total of the partials so far (partials themselves stay unfolded).
+  float (*reduce_rows_sum16)(ReduceOp op, const float* base, const int64_t* offsets, size_t runs, size_t run,
+                             size_t phase, float* partials);
 };
 
 // The table for a path, or nullptr when this build or CPU lacks it.

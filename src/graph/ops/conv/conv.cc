@@ -1,0 +1,165 @@
+// Conv (ops-conv.md, kernels-gemm.md "Convolution"): float32 with one to three spatial axes. A convolution
+// with one input channel per group runs the depthwise kernel (one or two spatial axes), which also adds the
+// bias. Any other is a matrix product per image and group with the weights as A ([Cout/G x Cin/G*taps], read
+// in place: that is already the layout the product wants) and the im2col matrix as B, so every output sums
+// its (c, kd, ky, kx) taps in order from +0 as exact-mode.md defines; the bias is a separate pass. The output
+// columns are cut into fixed chunks whose im2col block is written straight into the GEMM's packed-B layout in
+// arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B.
+#include "graph/ops/conv/conv_attrs.h"
+#include "graph/ops/conv/factories.h"
+#include "graph/ops/shape/op_inputs.h"
+#include "kernels/conv/conv_lowering.h"
+
+namespace onemodel::ops {
+namespace {
+
+constexpr int64_t kMaxDepthwiseStride = 8;  // wider column strides go through im2col (DepthwiseArgs)
+
+class Conv final : public OpKernel {
+ public:
+  explicit Conv(ConvAttrs attrs) : attrs_(std::move(attrs)) { supports_exact = true; }
+
+  void infer(InferContext& ctx) const override { infer_conv(ctx, attrs_, "Conv"); }
+
+  void run(const OpRun& run) const override {
+    ConvShapes s;
+    conv_shapes(attrs_, run.inputs[0].shape, run.inputs[1].shape, s);
+    if (s.output.count() == 0) return;
+    if (depthwise(s)) {
+      run_depthwise(run, s);  // adds the bias itself
+    } else {
+      run_im2col(run, s);
+      if (run.has_input(2)) add_bias(run, s);
+    }
+  }
+
+ private:
+  // The depthwise kernel also copies the padded region its taps reach into scratch; an absurdly padded or
+  // dilated plane goes through im2col instead, which never materialises the padding.
+  bool depthwise(const ConvShapes& s) const {
+    const ConvGeometry& g = s.geometry;
+    const int64_t padded_h = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+    const int64_t padded_w = (g.out[2] - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1;
+    return s.spatial <= 2 && s.in_channels == attrs_.group && g.stride[2] <= kMaxDepthwiseStride &&
+           padded_h <= kMaxElements && padded_w <= kMaxElements && padded_h * padded_w <= kMaxElements;
+  }
+
+  void run_depthwise(const OpRun& run, const ConvShapes& s) const {
+    const ConvGeometry& g = s.geometry;
+    DepthwiseArgs a;
+    a.planes = s.batch * s.out_channels;
+    a.multiplier = s.out_channels / attrs_.group;
+    a.channels_out = s.out_channels;
+    a.in_h = g.in[1];
+    a.in_w = g.in[2];
+    a.out_h = g.out[1];
+    a.out_w = g.out[2];
+    a.kernel_h = g.kernel[1];
+    a.kernel_w = g.kernel[2];
+    a.stride_h = g.stride[1];
+    a.stride_w = g.stride[2];
+    a.dilation_h = g.dilation[1];
+    a.dilation_w = g.dilation[2];
+    a.pad_top = g.pad[1];
+    a.pad_left = g.pad[2];
+    a.x = run.inputs[0].as<const float>();
+    a.w = run.inputs[1].as<const float>();
+    a.bias = run.has_input(2) ? run.inputs[2].as<const float>() : nullptr;
+    a.y = run.outputs[0].as<float>();
+    a.exact = run.exact;
+    const size_t floats = run.kernels->depthwise_scratch_floats(a, run.threads);
+    float* scratch = floats == 0 ? nullptr : run.scratch->allocate_array<float>(floats);
+    run.kernels->depthwise(a, scratch, run.threads);
+  }
+
+  static bool input_is_im2col(const ConvGeometry& g) {
+    for (int axis = 0; axis < kConvAxes; ++axis) {
+      if (g.kernel[axis] != 1 || g.stride[axis] != 1 || g.pad[axis] != 0 || g.in[axis] != g.out[axis])
+        return false;
+    }
+    return true;
+  }
+
+  // Output columns per chunk: the packed im2col block (k x columns) stays in the second-level cache. A
+  // constant of the shape, never of the thread count.
+  static int64_t columns_per_chunk(int64_t k, int64_t out_size) {
+    constexpr int64_t kBlockFloats = 128 * 1024, kColumnStep = 128;
+    int64_t columns = kBlockFloats / (k > 0 ? k : 1) / kColumnStep * kColumnStep;
+    if (columns < kColumnStep) columns = kColumnStep;
+    return columns < out_size ? columns : out_size;
+  }
+
+  // One chunk is a block of output columns of one image and group: im2col straight into the packed-B layout
+  // in the running thread's slot (or, for a 1x1 convolution, the input itself as B), then the product of the
+  // group's weights with it on that thread. Every output belongs to one chunk and sums all of k there, so the
+  // split never changes a result.
+  void run_im2col(const OpRun& run, const ConvShapes& s) const {
+    const ConvGeometry& g = s.geometry;
+    const int64_t group_in = s.in_channels / attrs_.group, group_out = s.out_channels / attrs_.group;
+    const int64_t k = group_in * g.taps(), in_size = g.in_size(), out_size = g.out_size();
+    const float* x = run.inputs[0].as<const float>();
+    const float* w = run.inputs[1].as<const float>();
+    float* y = run.outputs[0].as<float>();
+    if (group_out == 0) return;
+    const KernelTable& kernels = *run.kernels;
+    const bool direct = input_is_im2col(g) || k == 0;
+    const int64_t columns = columns_per_chunk(k, out_size);
+    const int64_t blocks = (out_size + columns - 1) / columns, chunks = s.batch * attrs_.group * blocks;
+    const ThreadContext one_thread{1};
+    GemmArgs shape;
+    shape.m = group_out;
+    shape.n = columns;
+    shape.k = k;
+    // packed_b_floats of one row and one column is one strip: the GEMM's strip width.
+    const auto nr = static_cast<int64_t>(kernels.packed_b_floats(1, 1));
+    const auto round16 = [](int64_t floats) { return (floats + 15) / 16 * 16; };
+    const int64_t packed_floats =
+        direct ? 0 : round16(static_cast<int64_t>(kernels.packed_b_floats(k, columns)));
+    const int64_t row_floats = direct ? 0 : kIm2colRowsPerChunk * round16(columns + nr);
+    const auto gemm_floats =
+        static_cast<int64_t>(direct ? kernels.gemm_scratch_floats(shape, one_thread)
+                                    : kernels.gemm_packed_scratch_floats(shape, one_thread));
+    const int64_t slot_floats =
+        round16(packed_floats + row_floats + gemm_floats);  // slots stay 64-byte aligned
+    float* slots =
+        run.scratch->allocate_array<float>(static_cast<size_t>(thread_slots(run.threads) * slot_floats));
+    const auto body = [&](int64_t chunk, int slot) {
+      const int64_t block = chunk % blocks, grp = chunk / blocks % attrs_.group,
+                    n = chunk / blocks / attrs_.group;
+      const int64_t first = block * columns, width = out_size - first < columns ? out_size - first : columns;
+      const float* xg = x + (n * s.in_channels + grp * group_in) * in_size;
+      float* packed = slots + slot * slot_floats;
+      float* gemm_scratch = packed + packed_floats + row_floats;
+      GemmArgs args;
+      args.m = group_out;
+      args.n = width;
+      args.k = k;
+      args.a = w + grp * group_out * k;
+      args.a_row = k;
+      args.c = y + (n * s.out_channels + grp * group_out) * out_size + first;
+      args.ldc = out_size;
+      args.exact = run.exact;
+      if (direct) {
+        args.b = xg + first;
+        args.b_row = in_size;
+        kernels.gemm(args, gemm_scratch, one_thread);
+      } else {
+        im2col_packed(g, xg, group_in, first, width, nr, packed + packed_floats, packed);
+        kernels.gemm_packed(args, PackedB{packed, k, width}, gemm_scratch, one_thread);
+      }
+    };
+    const double mul_adds = static_cast<double>(s.batch * s.out_channels) * static_cast<double>(k * out_size);
+    parallel_for_slots(run.threads, chunks, body, mul_adds / 40.0);
+  }
+
+  ConvAttrs attrs_;
+};
+
+}  // namespace
+
+std::unique_ptr<OpKernel> make_conv(const NodeInfo& node) {
+  require_inputs(node, 2, 3);
+  return std::make_unique<Conv>(parse_conv_attrs(node, false));
+}
+
+}  // namespace onemodel::ops
