@@ -6,6 +6,8 @@
 //   partials pairwise; every other fold is sequential.
 // Max/Min folds start from the first term and keep it unless a later term is strictly better, so a NaN
 // survives only when it comes first; MaxNaN lets any NaN win.
+// float32 with a term the kernel table knows (ValueTerm, SquareTerm) runs in the session's vector kernels
+// (KernelTable::reduce_columns, reduce_rows_sum16), which fold in this same order; the rest runs here.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "graph/op.h"
 #include "graph/ops/reduce/canonical_sum.h"
 #include "graph/ops/reduce/reduce_geometry.h"
 #include "graph/ops/shape/offset_walker.h"
@@ -61,6 +64,20 @@ T fold(T acc, T term) {
   }
 }
 
+// The terms reduce() can hand to the kernel table for float32; any other callable runs in scalar code.
+struct ValueTerm {
+  template <class T>
+  T operator()(T v, int64_t) const {
+    return v;
+  }
+};
+struct SquareTerm {
+  template <class T>
+  T operator()(T v, int64_t) const {
+    return wrapping_mul(v, v);
+  }
+};
+
 // Folds that take the first term as their start instead of an identity.
 template <Fold F>
 constexpr bool starts_with_first() {
@@ -100,18 +117,79 @@ class ReduceWalk {
   OffsetWalker reduced_;
 };
 
+// Whether fold F of Term over T has a kernel-table operation, and which.
+template <Fold F, class T, class Term>
+struct VectorReduce {
+  static constexpr bool value_term = std::is_same_v<Term, ValueTerm>;
+  static constexpr bool sum_term = value_term || std::is_same_v<Term, SquareTerm>;
+  static constexpr bool floats = std::is_same_v<T, float>;
+  // The row layout's canonical sum (reduce_rows_sum16).
+  static constexpr bool rows = floats && F == Fold::Sum16 && sum_term;
+  // The column layout (reduce_columns).
+  static constexpr bool columns = rows || (floats && (F == Fold::Max || F == Fold::Min) && value_term);
+  static constexpr ReduceOp op = F == Fold::Max   ? ReduceOp::Max
+                                 : F == Fold::Min ? ReduceOp::Min
+                                 : value_term     ? ReduceOp::Sum
+                                                  : ReduceOp::SumSquare;
+};
+
+// Calls consume(offsets, count, first) over the offsets of every reduced tuple of `reduced`, in order, a
+// stack batch at a time; `first` marks the first batch.
+template <class Consume>
+void for_offset_batches(OffsetWalker& reduced, Consume consume) {
+  constexpr size_t kBatch = 128;
+  int64_t offsets[kBatch];
+  size_t count = 0;
+  bool first = true;
+  do {
+    offsets[count++] = reduced.a();
+    if (count == kBatch) {
+      consume(offsets, count, first);
+      first = false;
+      count = 0;
+    }
+  } while (reduced.next());
+  if (count > 0) consume(offsets, count, first);
+}
+
 // y[o] = fold of term(x, o) over the elements x that reduce into output o, for every output (g.per_output >
 // 0). Fold::Sum16 and Add start from +0 and Mul from 1.
 template <Fold F, class T, class Term>
-void reduce(const T* x, T* y, const ReduceGeometry& g, const ThreadContext& threads, Term term) {
+void reduce(const T* x, T* y, const ReduceGeometry& g, const OpRun& run, Term term) {
   if (g.outputs == 0) return;
+  using Vector = VectorReduce<F, T, Term>;
   const ReduceWalk walk(g);
   const T identity = F == Fold::Mul ? T(1) : T(0);
+  // Runs shorter than a block of 16 partials cost more in a kernel call than they gain.
+  const bool vector_rows = Vector::rows && walk.run() >= 16;
+  const KernelTable& kernels = *run.kernels;
   auto chunk = [&](int64_t c) {
     OffsetWalker reduced = walk.reduced();
     for (int64_t u = walk.chunk_begin(c); u < walk.chunk_end(c); ++u) {
       const ReduceWalk::Unit unit = walk.unit(u);
       const T* base = x + unit.input;
+      if constexpr (Vector::columns) {
+        if (walk.column()) {
+          for_offset_batches(reduced, [&](const int64_t* offsets, size_t count, bool first) {
+            kernels.reduce_columns(Vector::op, base, offsets, count, y + unit.output,
+                                   static_cast<size_t>(unit.width), first);
+          });
+          continue;
+        }
+      }
+      if constexpr (Vector::rows) {
+        if (vector_rows) {
+          alignas(64) float partials[16] = {};
+          const size_t run_length = static_cast<size_t>(walk.run());
+          size_t phase = 0;
+          for_offset_batches(reduced, [&](const int64_t* offsets, size_t count, bool) {
+            y[unit.output] =
+                kernels.reduce_rows_sum16(Vector::op, base, offsets, count, run_length, phase, partials);
+            phase = (phase + (count % 16) * (run_length % 16)) % 16;
+          });
+          continue;
+        }
+      }
       if (walk.column()) {
         T* out = y + unit.output;
         bool first = true;
@@ -145,7 +223,7 @@ void reduce(const T* x, T* y, const ReduceGeometry& g, const ThreadContext& thre
       }
     }
   };
-  parallel_for(threads, walk.chunks(), chunk, 0.5 * static_cast<double>(g.outputs * g.per_output));
+  parallel_for(run.threads, walk.chunks(), chunk, 0.5 * static_cast<double>(g.outputs * g.per_output));
 }
 
 }  // namespace onemodel::ops

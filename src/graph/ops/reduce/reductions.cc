@@ -104,39 +104,38 @@ void reduce_typed(Kind k, const OpRun& run, const T* x, T* y, const ReduceGeomet
     std::fill(y, y + g.outputs, empty_value<T>(k));
     return;
   }
-  const ThreadContext& threads = run.threads;
-  auto value = [](T v, int64_t) { return v; };
-  auto square = [](T v, int64_t) { return wrapping_mul(v, v); };
+  const ValueTerm value;
+  const SquareTerm square;
   switch (k) {
     case Kind::Sum:
     case Kind::Mean:
-      reduce<Fold::Sum16>(x, y, g, threads, value);
+      reduce<Fold::Sum16>(x, y, g, run, value);
       break;
     case Kind::Max:
-      reduce<Fold::Max>(x, y, g, threads, value);
+      reduce<Fold::Max>(x, y, g, run, value);
       break;
     case Kind::Min:
-      reduce<Fold::Min>(x, y, g, threads, value);
+      reduce<Fold::Min>(x, y, g, run, value);
       break;
     case Kind::Prod:
-      reduce<Fold::Mul>(x, y, g, threads, value);
+      reduce<Fold::Mul>(x, y, g, run, value);
       break;
     case Kind::L1:
-      reduce<Fold::Sum16>(x, y, g, threads, [](T v, int64_t) { return magnitude(v); });
+      reduce<Fold::Sum16>(x, y, g, run, [](T v, int64_t) { return magnitude(v); });
       break;
     case Kind::L2:
     case Kind::SumSquare:
-      reduce<Fold::Sum16>(x, y, g, threads, square);
+      reduce<Fold::Sum16>(x, y, g, run, square);
       break;
     case Kind::LogSum:
-      reduce<Fold::Sum16>(x, y, g, threads, value);
+      reduce<Fold::Sum16>(x, y, g, run, value);
       break;
     case Kind::LogSumExp:
       if constexpr (std::is_same_v<T, float>) {
         // m = the maximum (NaN when any element is), then m + log(sequential sum of exp(x - m)).
         float* m = run.scratch->allocate_array<float>(static_cast<size_t>(g.outputs));
-        reduce<Fold::MaxNaN>(x, m, g, threads, value);
-        reduce<Fold::Add>(x, y, g, threads,
+        reduce<Fold::MaxNaN>(x, m, g, run, value);
+        reduce<Fold::Add>(x, y, g, run,
                           [&](float v, int64_t o) { return exact_unary(run, UnaryFn::Exp, v - m[o]); });
         for (int64_t o = 0; o < g.outputs; ++o) {
           y[o] = std::isinf(m[o]) ? m[o] : m[o] + exact_unary(run, UnaryFn::Log, y[o]);
