@@ -10,6 +10,21 @@ golden=testdata/golden-exact.txt
 # The sample models and one graph per operator family (tools/models/make_golden_models.py).
 models=(examples/models/classifier examples/models/scorer examples/models/wide
   testdata/golden-models/elementwise testdata/golden-models/shape testdata/golden-models/norms)
+# The real models of tools/real-models.tsv, on the inputs tools/oracle/real-models.mjs recorded (both in the cache).
+real_models=(cls det melspectrogram wake-embedding)
+cache="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
+for m in "${real_models[@]}"; do
+  [ -f "$cache/oracle/$m/manifest.tsv" ] || {
+    echo "golden: real model $m is not in $cache: run tools/fetch-models.sh && node tools/oracle/real-models.mjs" >&2
+    exit 1
+  }
+done
+
+# The --input flags of a real model's recorded inputs.
+real_inputs() {
+  awk -F'\t' -v dir="$cache/oracle/$1" '$1 == "input" { printf "--input\n%s=%s/input-%s.npy\n", $3, dir, $2 }' \
+    "$cache/oracle/$1/manifest.tsv"
+}
 
 # lines RUNNER... : the kernel lines and the model lines of one row; RUNNER runs the onemodel CLI.
 lines() {
@@ -19,6 +34,12 @@ lines() {
   for m in "${models[@]}"; do
     "$@" run "$m.onnx" --mode exact --hash --kernels "$kernels" --threads "$threads" |
       sed "s|^|model/$(basename "$m")/|" || return 1
+  done
+  local m inputs
+  for m in "${real_models[@]}"; do
+    mapfile -t inputs < <(real_inputs "$m")
+    "$@" run "$cache/models/$m.onnx" "${inputs[@]}" --mode exact --hash --kernels "$kernels" --threads "$threads" |
+      sed "s|^|model/$m/|" || return 1
   done
 }
 

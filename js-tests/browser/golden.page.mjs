@@ -2,8 +2,11 @@
 // output hashes, in the same order and format as `onemodel golden-kernels` + `onemodel run --mode exact --hash`.
 import { Session, goldenKernelLines } from 'onemodel';
 import { exactHashLines } from '../helpers/generated-input.mjs';
+import { hashLines } from '../helpers/hash.mjs';
+import { npyTensor } from '../helpers/npy.mjs';
 
-export default async function run(post, { kernels = 'v128' } = {}) {
+// realModels: [{ name, model: url, inputs: [{ name, url }] }] — the real models with their recorded inputs.
+export default async function run(post, { kernels = 'v128', realModels = [] } = {}) {
   for (const line of await goldenKernelLines(kernels)) post(line);
   const models = ['examples/models/classifier', 'examples/models/scorer', 'examples/models/wide',
     'testdata/golden-models/elementwise', 'testdata/golden-models/shape', 'testdata/golden-models/norms'];
@@ -11,5 +14,14 @@ export default async function run(post, { kernels = 'v128' } = {}) {
     for (const line of await exactHashLines(Session, `/${model}.onnx`, kernels)) {
       post(`model/${model.split('/').pop()}/${line}`);
     }
+  }
+  for (const real of realModels) {
+    const session = await Session.create(real.model, { mode: 'exact', kernels });
+    const feeds = {};
+    for (const input of real.inputs) {
+      feeds[input.name] = npyTensor(new Uint8Array(await (await fetch(input.url)).arrayBuffer()));
+    }
+    for (const line of await hashLines(await session.run(feeds), session.outputNames)) post(`model/${real.name}/${line}`);
+    session.release();
   }
 }

@@ -3,7 +3,8 @@
 //   <cache>/oracle/<model>/input-<i>.npy, ort-<j>.npy and manifest.tsv (kind, index, ONNX name, dtype, dims).
 // native-tests/models/real_models_test.cc and tools/golden.sh read them. ONNX Runtime (onnxruntime-node 1.30.0,
 // one thread, sequential) is a black box here.
-//   node tools/oracle/real-models.mjs [MODEL ...]     (run tools/fetch-models.sh first)
+//   node tools/oracle/real-models.mjs [--force] [MODEL ...]     (run tools/fetch-models.sh first)
+// A model whose recording exists for the same model file (SHA-256 in the manifest) is skipped unless --force.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -132,19 +133,25 @@ const inputsOf = {
   },
 };
 
-const wanted = process.argv.slice(2);
+const force = process.argv.includes('--force');
+const wanted = process.argv.slice(2).filter((a) => a !== '--force');
 const names = wanted.length ? wanted : Object.keys(inputsOf);
 for (const name of names) {
   if (!inputsOf[name]) throw new Error(`no inputs defined for model '${name}' (known: ${Object.keys(inputsOf).join(', ')})`);
   const file = path.join(modelDir, `${name}.onnx`);
   if (!existsSync(file)) throw new Error(`${file} is missing: run tools/fetch-models.sh first`);
+  const dir = path.join(oracleDir, name);
+  const modelSha = createHash('sha256').update(readFileSync(file)).digest('hex');
+  const manifest = path.join(dir, 'manifest.tsv');
+  if (!force && existsSync(manifest) && readFileSync(manifest, 'utf8').startsWith(`# ${name}.onnx sha256 ${modelSha};`)) {
+    console.log(`real-models: ${name}: recorded (${dir})`);
+    continue;
+  }
   const started = Date.now();
   const s = await session(file);
   const inputs = await inputsOf[name]();
   const outputs = await s.run(inputs);
-  const dir = path.join(oracleDir, name);
   mkdirSync(dir, { recursive: true });
-  const modelSha = createHash('sha256').update(readFileSync(file)).digest('hex');
   const rows = [`# ${name}.onnx sha256 ${modelSha}; onnxruntime-node 1.30.0, 1 thread, sequential, optimisation all`];
   const put = (kind, index, onnxName, tensor) => {
     writeFileSync(path.join(dir, `${kind}-${index}.npy`), npy(tensor.type, tensor.dims, tensor.data));
@@ -152,6 +159,6 @@ for (const name of names) {
   };
   Object.entries(inputs).forEach(([n, t], i) => put('input', i, n, t));
   s.outputNames.forEach((n, i) => put('ort', i, n, outputs[n]));
-  writeFileSync(path.join(dir, 'manifest.tsv'), rows.join('\n') + '\n');
+  writeFileSync(manifest, rows.join('\n') + '\n');
   console.log(`real-models: ${name}: ${rows.length - 1} tensors in ${dir} (${Date.now() - started} ms)`);
 }
