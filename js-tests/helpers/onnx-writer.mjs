@@ -4,7 +4,21 @@
 //   modelBytes({ opset: 17, nodes: [node('Add', ['a', 'a'], ['y'])],
 //                inputs: [valueInfo('a', 'int64', ['n'])], outputs: [valueInfo('y', 'int64', ['n'])] })
 
-const ELEMENT_TYPES = { float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float64: 11 };
+export const ELEMENT_TYPES = {
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  uint16: 4,
+  int16: 5,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  float64: 11,
+  uint32: 12,
+  uint64: 13,
+  bfloat16: 16,
+};
 
 class Writer {
   constructor() {
@@ -72,7 +86,8 @@ export function valueInfo(name, type, dims) {
   return new Writer().string(1, name).message(2, new Writer().message(1, tensorType));
 }
 
-// attributes: { name: number (int) | {float: x} | number[] (ints) | string }.
+// attributes: { name: number (int) | {float: x} | number[] (ints) | string | {floats: x[]} | {strings: s[]} |
+//   {tensor: tensor(...)} }.
 export function node(opType, inputs, outputs, attributes = {}, name = '') {
   const w = new Writer();
   for (const i of inputs) w.string(1, i);
@@ -86,7 +101,14 @@ export function node(opType, inputs, outputs, attributes = {}, name = '') {
     else if (Array.isArray(value)) {
       for (const v of value) a.int(8, v);
       a.int(20, 7); // ints, INTS
-    } else a.float(2, value.float).int(20, 1); // f, FLOAT
+    } else if (value.floats) {
+      for (const v of value.floats) a.float(7, v);
+      a.int(20, 6); // floats, FLOATS
+    } else if (value.strings) {
+      for (const v of value.strings) a.string(9, v);
+      a.int(20, 8); // strings, STRINGS
+    } else if (value.tensor) a.message(5, value.tensor).int(20, 4); // t, TENSOR
+    else a.float(2, value.float).int(20, 1); // f, FLOAT
     w.message(5, a);
   }
   return w;

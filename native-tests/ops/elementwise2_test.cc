@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/half.h"
 #include "ops/op_test_util.h"
 
 namespace onemodel::test {
@@ -466,10 +467,10 @@ TEST(Elementwise2, VariadicOperatorsFoldLeftToRightWithBroadcasting) {
     }
   }
   EXPECT_EQ(elements_of<float>(run_op("Sum", 13, {ta, tb, tc}, DType::F32))[0], 1.0f);
-  // Mean divides the folded sum by the count.
+  // Mean multiplies the folded sum by the rounded reciprocal of the count.
   std::vector<float> mean;
   for (size_t r = 0; r < 2; ++r)
-    for (size_t col = 0; col < 3; ++col) mean.push_back(((a[col] + b[r]) + c[col]) / 3.0f);
+    for (size_t col = 0; col < 3; ++col) mean.push_back(((a[col] + b[r]) + c[col]) * (1.0f / 3.0f));
   for (ExecutionMode mode : kModes)
     expect_float_results(run_op("Mean", 13, {ta, tb, tc}, DType::F32, mode), mean, mode, "Mean");
   // One input: a copy (canonical NaN in exact mode); four inputs.
@@ -500,6 +501,30 @@ TEST(Elementwise2, VariadicOperatorsFoldLeftToRightWithBroadcasting) {
                                           tensor_of<uint16_t>(DType::F16, {1}, {0x4000})},
                                          DType::F16)),
             (std::vector<uint16_t>{0x3E00}));
+}
+
+// Oracle cases Mean/f32-33-33-33/0 and Sum/float16-3x1-1x4-4/0 (testdata/oracle/elementwise.json.gz): ONNX
+// Runtime scales Mean's sum by 1/n rounded to float (not a division), and folds half-precision inputs in
+// single precision with one rounding at the end.
+TEST(Elementwise2, VariadicRoundingMatchesOnnxRuntime) {
+  const float x0 = 1, x1 = 1.6244269609451294f, x2 = 3.56626558303833f;
+  const float sum = (x0 + x1) + x2;
+  ASSERT_NE(sum * (1.0f / 3.0f), sum / 3.0f);  // the values tell the two orders apart
+  for (ExecutionMode mode : kModes) {
+    const Tensor m =
+        run_op("Mean", 13, {floats({1}, {x0}), floats({1}, {x1}), floats({1}, {x2})}, DType::F32, mode);
+    expect_float_bits(m, {sum * (1.0f / 3.0f)}, "Mean of three");
+  }
+  // 1 + 2^-11 + 2^-11: a half-precision rounding after each step gives 1 (a tie to even, twice); one rounding
+  // of the single-precision sum gives 1 + 2^-10.
+  const auto halves = [](uint16_t bits) { return tensor_of<uint16_t>(DType::F16, {1}, {bits}); };
+  const std::vector<Tensor> in = {halves(0x3C00), halves(0x1000), halves(0x1000)};
+  for (ExecutionMode mode : kModes) {
+    EXPECT_EQ(elements_of<uint16_t>(run_op("Sum", 13, in, DType::F16, mode)),
+              (std::vector<uint16_t>{0x3C01}));
+    EXPECT_EQ(elements_of<uint16_t>(run_op("Mean", 13, in, DType::F16, mode)),
+              (std::vector<uint16_t>{float_to_half((1.0f + 0x1p-10f) * (1.0f / 3.0f))}));
+  }
 }
 
 // --- Clip

@@ -469,6 +469,18 @@ TEST(CumSumOp, FloatsAddInSequenceAndIntegersWrap) {
   EXPECT_EQ(cum_sum<float>({0}, {}, 0, 0, 0).shape(), (std::vector<int64_t>{0}));
 }
 
+TEST(CumSumOp, InclusiveStartsFromTheFirstElement) {
+  // Found by the oracle cases: y[0] = x[0], so -0 stays -0 (0 + -0 would be +0); exclusive starts at +0.
+  const auto inclusive = cum_sum<float>({2}, {-0.0f, -0.0f}, 0, 0, 0).to_vector<float>();
+  EXPECT_EQ(bits_of(inclusive[0]), 0x80000000u);
+  EXPECT_EQ(bits_of(inclusive[1]), 0x80000000u);
+  const auto reversed = cum_sum<float>({2}, {1.0f, -0.0f}, 0, 0, 1).to_vector<float>();
+  EXPECT_EQ(bits_of(reversed[1]), 0x80000000u);
+  const auto exclusive = cum_sum<float>({2}, {-0.0f, -0.0f}, 0, 1, 0).to_vector<float>();
+  EXPECT_EQ(bits_of(exclusive[0]), 0u);
+  EXPECT_EQ(bits_of(exclusive[1]), 0u);
+}
+
 TEST(CumSumOp, AxisOutsideTheRankIsInvalidInput) {
   EXPECT_EQ(error_kind([] {
               cum_sum<float>({2, 3}, {1, 2, 3, 4, 5, 6}, 2, 0, 0);

@@ -152,6 +152,19 @@ TEST(Shape2Ops, PadReflectContinuesPeriodically) {
   EXPECT_EQ(error_kind([] { pad_1d({1, 2}, "constant", -2, -1); }), Kind::InvalidInput);
 }
 
+TEST(Shape2Ops, PadModesActOnTheCroppedAxis) {
+  // Found by the oracle cases (Pad/wrap with a negative pad): a crop comes first, so the wrap period is
+  // what is left, [2 3 4] here, as in ONNX Runtime.
+  using V = std::vector<float>;
+  EXPECT_EQ(pad_1d({1, 2, 3, 4}, "wrap", -1, 2).to_vector<float>(), (V{2, 3, 4, 2, 3}));
+  EXPECT_EQ(pad_1d({1, 2, 3, 4}, "wrap", 3, -2).to_vector<float>(), (V{2, 1, 2, 1, 2}));
+  EXPECT_EQ(pad_1d({1, 2, 3, 4}, "reflect", 4, -1).to_vector<float>(), (V{1, 2, 3, 2, 1, 2, 3}));
+  EXPECT_EQ(pad_1d({1, 2, 3, 4}, "edge", -3, 2).to_vector<float>(), (V{4, 4, 4}));
+  // Nothing left to read from: only constant mode can pad.
+  EXPECT_EQ(error_kind([] { pad_1d({1, 2}, "edge", -2, 1); }), Kind::InvalidInput);
+  EXPECT_EQ(pad_1d({1, 2}, "constant", -2, 1).to_vector<float>(), (V{9.5f}));
+}
+
 TEST(Shape2Ops, PadWithAxesAndBeforeOpset11) {
   ModelBuilder m(18);
   m.input("x", DType::I64, {2, 2}).output("y", DType::I64);
@@ -282,6 +295,17 @@ TEST(Shape2Ops, DropoutPassesThroughWithAllTrueMask) {
   const Tensor x = Tensor::from<float>({1, 2, 3}, {3});
   EXPECT_EQ(s.run({{"x", x}, {"train", bool_scalar(false)}})[0].to_vector<float>(), x.to_vector<float>());
   EXPECT_EQ(error_kind([&] { s.run({{"x", x}, {"train", bool_scalar(true)}}); }), Kind::Unsupported);
+}
+
+TEST(Shape2Ops, DropoutMaskBeforeOpset10HasTheInputType) {
+  // Found by the oracle cases (Dropout/mask at opset 7 and 9): the mask is served, all "true" = 1.0.
+  ModelBuilder m(7);
+  m.input("x", DType::F64, {2}).output("y", DType::F64).output("mask", DType::F64);
+  m.node("Dropout", {"x"}, {"y", "mask"}, {Attr::f("ratio", 0.5f)});
+  const auto out = m.run({{"x", Tensor::from<double>({-2.5, 4}, {2})}});
+  EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{-2.5, 4}));
+  ASSERT_EQ(out[1].dtype(), DType::F64);
+  EXPECT_EQ(out[1].to_vector<double>(), (std::vector<double>{1, 1}));
 }
 
 // --- GatherElements, GatherND, ScatterND

@@ -1,8 +1,9 @@
 // Max, Min, Sum and Mean over one or more inputs with numpy broadcasting. The output is folded left to right:
 // it first holds op(x0, x1) (or x0 alone), then each further input is combined into it in place, so an
-// element's result is op(...op(op(x0, x1), x2)..., xn) whatever the shapes. Mean divides the sum by the
-// input count at the end. 16-bit floats round to half precision after every step, like a chain of binary
-// operators.
+// element's result is op(...op(op(x0, x1), x2)..., xn) whatever the shapes. Mean multiplies the sum by the
+// reciprocal of the input count, rounded to the computing type (ONNX Runtime's order: Mean(a, b, c) is
+// (a + b + c) * 0.33333334f, which differs from a division in the last bit). 16-bit floats fold in single
+// precision and round to half precision once, at the end (ops-elementwise.md: half arithmetic rounds once).
 //
 // Max and Min: NaN in either operand wins (the first one's when both are NaN) and on equality the second
 // operand is taken, so Max(-0, +0) is +0 and Max(+0, -0) is -0.
@@ -74,21 +75,39 @@ class Variadic final : public OpKernel {
     TensorRef& y = run.outputs[0];
     if (count == 1) {  // the output has input 0's shape: a copy (through load/store, so NaN is canonicalised)
       map_elements<E>(run, 0.3, [](V v) { return v; });
-    } else {
-      run_binary_op<Op, E, E, E>(run, 0.5);
-      for (size_t i = 2; i < count; ++i) {
-        const TensorRef operands[] = {y, run.inputs[i]};
-        OpRun step = run;
-        step.inputs = operands;
-        run_binary_op<Op, E, E, E>(step, 0.5);
-      }
+      return;
     }
-    if constexpr (kMean) {
-      const TensorRef operand[] = {y};
-      OpRun divide = run;
-      divide.inputs = operand;
-      const V n = static_cast<V>(count);
-      map_elements<E>(divide, 0.5, [n](V v) { return v / n; });
+    // Half types accumulate in a single-precision scratch tensor; the others in the output itself.
+    constexpr bool kWiden = !std::is_same_v<typename E::Stored, V>;
+    using EAcc = std::conditional_t<kWiden, F32Elem, E>;
+    TensorRef acc = y;
+    if constexpr (kWiden) {
+      acc.dtype = DType::F32;
+      acc.data =
+          static_cast<std::byte*>(run.scratch->allocate(static_cast<size_t>(y.count()) * sizeof(float)));
+    }
+    TensorRef acc_out[] = {acc};
+    OpRun first = run;
+    first.outputs = acc_out;
+    run_binary_op<Op, E, E, EAcc>(first, 0.5);
+    for (size_t i = 2; i < count; ++i) {
+      const TensorRef operands[] = {acc, run.inputs[i]};
+      OpRun step = first;
+      step.inputs = operands;
+      run_binary_op<Op, EAcc, E, EAcc>(step, 0.5);
+    }
+    if constexpr (kMean || kWiden) {
+      [[maybe_unused]] const V scale = V(1) / static_cast<V>(count);
+      const auto* a = acc.as<const typename EAcc::Stored>();
+      auto* out = y.as<typename E::Stored>();
+      for_each_chunk(run.threads, y.count(), 0.5, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          V v = EAcc::load(a[i]);
+          if constexpr (kMean) v = v * scale;
+          if (run.exact) v = canonicalize(v);
+          out[i] = E::store(v);
+        }
+      });
     }
   }
 };

@@ -26,7 +26,8 @@ void cum_sum(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool exc
           y[at] = canonicalize(sum);
           sum = wrapping_add(sum, v);
         } else {
-          sum = wrapping_add(sum, v);
+          // The first sum is x[0] itself, not 0 + x[0], so a leading -0 stays -0.
+          sum = j == 0 ? v : wrapping_add(sum, v);
           y[at] = canonicalize(sum);
         }
       }

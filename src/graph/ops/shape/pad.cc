@@ -1,6 +1,6 @@
 // Pad: constant, edge, reflect (continued periodically beyond one reflection) and wrap modes; a negative pad
-// crops (ops-shape-indexing.md §4). Pads and the value are attributes before opset 11 and inputs from then
-// on.
+// crops (ops-shape-indexing.md §4), and the modes then act on what remains (as ONNX Runtime does: a wrap
+// period is the cropped extent). Pads and the value are attributes before opset 11 and inputs from then on.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -15,35 +15,36 @@ namespace {
 
 enum class PadMode { Constant, Edge, Reflect, Wrap };
 
-// The input coordinate read at padded position j (j < 0 or j >= n lies in the padding) of an axis of extent
-// n, or -1 for the fill value.
-int64_t source_coordinate(PadMode mode, int64_t j, int64_t n) {
-  if (j >= 0 && j < n) return j;
+// The input coordinate read at input position j of an axis whose kept window (what negative pads leave) is
+// [lo, lo + n): j outside it lies in the padding. Returns -1 for the fill value.
+int64_t source_coordinate(PadMode mode, int64_t j, int64_t lo, int64_t n) {
+  if (j >= lo && j < lo + n) return j;
+  const int64_t k = j - lo;
   switch (mode) {
     case PadMode::Constant:
       return -1;
     case PadMode::Edge:
-      return std::clamp<int64_t>(j, 0, n - 1);
+      return lo + std::clamp<int64_t>(k, 0, n - 1);
     case PadMode::Wrap:
-      return ((j % n) + n) % n;
+      return lo + ((k % n) + n) % n;
     case PadMode::Reflect: {
-      if (n == 1) return 0;
+      if (n == 1) return lo;
       const int64_t period = 2 * (n - 1);
-      const int64_t m = ((j % period) + period) % period;
-      return m < n ? m : period - m;
+      const int64_t m = ((k % period) + period) % period;
+      return lo + (m < n ? m : period - m);
     }
   }
   return -1;
 }
 
-// The output shape and the leading pad per axis; returns the problem, or nullptr when the lists are valid.
+// The output shape and the leading and trailing pads per axis; returns the problem, or nullptr when the
+// lists are valid.
 const char* pad_geometry(const Shape& in, PadMode mode, IntSeq pads, IntSeq axes, Shape& out,
-                         int64_t begin[kMaxRank]) {
+                         int64_t begin[kMaxRank], int64_t end[kMaxRank]) {
   const size_t k = axes.empty() ? static_cast<size_t>(in.rank) : axes.size();
   if (pads.size() != 2 * k) return "pads must hold a begin and an end for every padded axis";
   out = in;
-  int64_t end[kMaxRank] = {};
-  for (int a = 0; a < in.rank; ++a) begin[a] = 0;
+  for (int a = 0; a < in.rank; ++a) begin[a] = end[a] = 0;
   uint32_t seen = 0;
   for (size_t j = 0; j < k; ++j) {
     const int axis = axes.empty() ? static_cast<int>(j) : normalize_axis(axes[j], in.rank);
@@ -59,8 +60,9 @@ const char* pad_geometry(const Shape& in, PadMode mode, IntSeq pads, IntSeq axes
   for (int a = 0; a < in.rank; ++a) {
     out[a] = in[a] + begin[a] + end[a];
     if (out[a] < 0) return "a negative pad removes more than the axis holds";
-    if (in[a] == 0 && out[a] > 0 && mode != PadMode::Constant)
-      return "only constant mode can pad an empty axis";
+    const int64_t kept = in[a] - std::max<int64_t>(0, -begin[a]) - std::max<int64_t>(0, -end[a]);
+    if (kept <= 0 && out[a] > 0 && mode != PadMode::Constant)
+      return "only constant mode can pad an axis with no element left";
   }
   return nullptr;
 }
@@ -76,7 +78,7 @@ class Pad final : public OpKernel {
   void infer(InferContext& ctx) const override {
     const Shape& in = ctx.input_shape(0);
     Shape out;
-    int64_t begin[kMaxRank];
+    int64_t begin[kMaxRank], end[kMaxRank];
     const char* problem;
     if (from_inputs_) {
       const auto pads = int_seq_input(ctx, 1, "pads");
@@ -85,9 +87,9 @@ class Pad final : public OpKernel {
       if (ctx.has_input(2) && (ctx.input_dtype(2) != ctx.input_dtype(0) || ctx.input_shape(2).count() > 1)) {
         ctx.fail("constant_value must be one element of the data's type");
       }
-      problem = pad_geometry(in, mode_, *pads, *axes, out, begin);
+      problem = pad_geometry(in, mode_, *pads, *axes, out, begin, end);
     } else {
-      problem = pad_geometry(in, mode_, pads_, {}, out, begin);
+      problem = pad_geometry(in, mode_, pads_, {}, out, begin, end);
     }
     if (problem != nullptr) ctx.fail(problem);
     check_dims(ctx, out.span(), dtype_size(ctx.input_dtype(0)), "Pad output");
@@ -98,21 +100,23 @@ class Pad final : public OpKernel {
     const TensorRef& in = run.inputs[0];
     const TensorRef& out = run.outputs[0];
     Shape shape;
-    int64_t begin[kMaxRank];
+    int64_t begin[kMaxRank], end[kMaxRank];
     alignas(8) std::byte fill[8] = {};
     if (from_inputs_) {
       const IntSeq axes = run.has_input(3) ? IntSeq::of(run.inputs[3]) : IntSeq{};
-      pad_geometry(in.shape, mode_, IntSeq::of(run.inputs[1]), axes, shape, begin);
+      pad_geometry(in.shape, mode_, IntSeq::of(run.inputs[1]), axes, shape, begin, end);
       if (run.has_input(2) && run.inputs[2].count() == 1)
         std::memcpy(fill, run.inputs[2].data, dtype_size(in.dtype));
     } else {
-      pad_geometry(in.shape, mode_, pads_, {}, shape, begin);
+      pad_geometry(in.shape, mode_, pads_, {}, shape, begin, end);
       cast_elements(DType::F32, reinterpret_cast<const std::byte*>(&value_), in.dtype, fill, 1, run.exact);
     }
     const AxisMaps maps = allocate_axis_maps(*run.scratch, out.shape);
     for (int a = 0; a < out.shape.rank; ++a) {
+      const int64_t lo = std::max<int64_t>(0, -begin[a]);
+      const int64_t kept = in.shape[a] - lo - std::max<int64_t>(0, -end[a]);
       for (int64_t i = 0; i < out.shape[a]; ++i)
-        maps.axis[a][i] = static_cast<int32_t>(source_coordinate(mode_, i - begin[a], in.shape[a]));
+        maps.axis[a][i] = static_cast<int32_t>(source_coordinate(mode_, i - begin[a], lo, kept));
     }
     mapped_copy(in, out, maps, fill);
   }
