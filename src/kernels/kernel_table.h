@@ -52,6 +52,9 @@ enum class UnaryFn { Exp, Log, Tanh, Erf, Sigmoid, GeluErf, GeluTanh };
 // maximum or minimum of x.
 enum class ReduceOp { Sum, SumSquare, Max, Min };
 
+// The float32 arithmetic with a vector kernel (Add, Sub, Mul, Div: one IEEE operation per element).
+enum class BinaryFn { Add, Sub, Mul, Div };
+
 struct KernelTable {
   KernelPath path;
   std::string_view name;  // "scalar", "v128", "avx2", "avx512"
@@ -85,6 +88,14 @@ struct KernelTable {
   // the pairwise-folded total of the partials so far (partials themselves stay unfolded).
   float (*reduce_rows_sum16)(ReduceOp op, const float* base, const int64_t* offsets, size_t runs, size_t run,
                              size_t phase, float* partials);
+  // Element-wise float32 kernels; `exact` rewrites NaN results to the canonical NaN, and y may be the same buffer as
+  // any operand that advances. binary: y[i] = a[i * step_a] op b[i * step_b], steps 0 (repeat) or 1 (advance).
+  void (*binary)(BinaryFn fn, bool exact, const float* a, int64_t step_a, const float* b, int64_t step_b, float* y,
+                 size_t n);
+  // Clip's y[i] = min(max(x[i], lo), hi), the upper bound winning when lo > hi; NaN passes through.
+  void (*clamp)(bool exact, const float* x, float lo, float hi, float* y, size_t n);
+  // y[i] = x[i] * scale + shift, two roundings (never fused).
+  void (*affine)(bool exact, const float* x, float scale, float shift, float* y, size_t n);
 };
 
 // The table for a path, or nullptr when this build or CPU lacks it.

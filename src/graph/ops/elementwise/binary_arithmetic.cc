@@ -1,7 +1,8 @@
 // Add, Sub, Mul, Div over f16, f32, f64 and the integer types, with numpy broadcasting (ops-elementwise.md).
 //
 // Floats: one IEEE operation per element (f16 computed in f32 and rounded once), so fast and exact differ
-// only in exact mode's NaN rewrite. Integers wrap around, Div truncates, x / 0 is 0 and MIN / -1 is MIN.
+// only in exact mode's NaN rewrite; f32 runs on the kernel table's vector loop, which computes the same.
+// Integers wrap around, Div truncates, x / 0 is 0 and MIN / -1 is MIN.
 #include <functional>
 #include <type_traits>
 
@@ -19,8 +20,9 @@ struct NumericOp {
 };
 
 // Add, Sub and Mul: the same expression for floats and, in the wrapping type, for integers.
-template <class Fn>
+template <class Fn, BinaryFn kFn>
 struct RingOp : NumericOp {
+  static constexpr BinaryFn kVectorFn = kFn;
   template <class V>
   static V apply(V a, V b) {
     if constexpr (std::is_integral_v<V>) {
@@ -30,11 +32,12 @@ struct RingOp : NumericOp {
     }
   }
 };
-using AddOp = RingOp<std::plus<>>;
-using SubOp = RingOp<std::minus<>>;
-using MulOp = RingOp<std::multiplies<>>;
+using AddOp = RingOp<std::plus<>, BinaryFn::Add>;
+using SubOp = RingOp<std::minus<>, BinaryFn::Sub>;
+using MulOp = RingOp<std::multiplies<>, BinaryFn::Mul>;
 
 struct DivOp : NumericOp {
+  static constexpr BinaryFn kVectorFn = BinaryFn::Div;
   template <class V>
   static V apply(V a, V b) {
     if constexpr (std::is_integral_v<V>) {

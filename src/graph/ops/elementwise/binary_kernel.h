@@ -47,13 +47,23 @@ BinaryBlocks binary_blocks() {
   }
 }
 
+// An operation the kernel table vectorises on float32 names its function as `kVectorFn` (a BinaryFn).
+template <class Op>
+concept HasVectorFn = requires {
+  Op::kVectorFn;
+};
+
 // Runs Op over inputs 0 and 1 (traits EA, EB) into output 0 (trait EY), in exact mode's variant when asked.
 template <class Op, class EA, class EB, class EY>
 void run_binary_op(const OpRun& run, double ns_per_element) {
-  if constexpr (EY::is_float) {
-    if (run.exact) return run_binary_broadcast(run, binary_blocks<Op, EA, EB, EY, true>(), ns_per_element);
+  if constexpr (HasVectorFn<Op> && std::is_same_v<EA, F32Elem> && std::is_same_v<EB, F32Elem> &&
+                std::is_same_v<EY, F32Elem>) {
+    run_binary_broadcast(run, Op::kVectorFn, ns_per_element);
+  } else if (EY::is_float && run.exact) {
+    run_binary_broadcast(run, binary_blocks<Op, EA, EB, EY, EY::is_float>(), ns_per_element);
+  } else {
+    run_binary_broadcast(run, binary_blocks<Op, EA, EB, EY, false>(), ns_per_element);
   }
-  run_binary_broadcast(run, binary_blocks<Op, EA, EB, EY, false>(), ns_per_element);
 }
 
 // Infer: inputs [0, count) must share one element type; returns it.

@@ -103,7 +103,12 @@ Shape broadcast_output_shape(InferContext& ctx, size_t count, DType output_type)
   return out;
 }
 
-void run_binary_broadcast(const OpRun& run, const BinaryBlocks& blocks, double ns_per_element) {
+namespace {
+
+// The walk shared by both kernel kinds: choose(step_a, step_b) gives the block callable, called as
+// block(a, step_a, b, step_b, y, n) over raw element pointers.
+template <class Choose>
+void walk_binary(const OpRun& run, double ns_per_element, const Choose& choose) {
   const TensorRef& ta = run.inputs[0];
   const TensorRef& tb = run.inputs[1];
   const TensorRef& ty = run.outputs[0];
@@ -116,13 +121,31 @@ void run_binary_broadcast(const OpRun& run, const BinaryBlocks& blocks, double n
   const int64_t size_b = static_cast<int64_t>(dtype_size(tb.dtype));
   const int64_t size_y = static_cast<int64_t>(dtype_size(ty.dtype));
   const int64_t step_a = loop.inner_step(0), step_b = loop.inner_step(1);
-  const BinaryBlockFn block = step_a && step_b ? blocks.both_advance
-                              : step_a         ? blocks.b_repeats
-                                               : blocks.a_repeats;
+  const auto block = choose(step_a, step_b);
   for_each_chunk(run.threads, loop.count(), ns_per_element, [&](int64_t begin, int64_t end) {
     loop.for_range(begin, end, [&](const int64_t* off, int64_t out, int64_t n) {
       block(a + off[0] * size_a, step_a, b + off[1] * size_b, step_b, ty.data + out * size_y, n);
     });
+  });
+}
+
+}  // namespace
+
+void run_binary_broadcast(const OpRun& run, const BinaryBlocks& blocks, double ns_per_element) {
+  walk_binary(run, ns_per_element, [&](int64_t step_a, int64_t step_b) {
+    return step_a && step_b ? blocks.both_advance : step_a ? blocks.b_repeats : blocks.a_repeats;
+  });
+}
+
+void run_binary_broadcast(const OpRun& run, BinaryFn fn, double ns_per_element) {
+  const auto binary = run.kernels->binary;
+  const bool exact = run.exact;
+  walk_binary(run, ns_per_element, [=](int64_t, int64_t) {
+    return
+        [=](const std::byte* a, int64_t step_a, const std::byte* b, int64_t step_b, std::byte* y, int64_t n) {
+          binary(fn, exact, reinterpret_cast<const float*>(a), step_a, reinterpret_cast<const float*>(b),
+                 step_b, reinterpret_cast<float*>(y), static_cast<size_t>(n));
+        };
   });
 }
 

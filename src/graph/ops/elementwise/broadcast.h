@@ -79,4 +79,8 @@ struct BinaryBlocks {
 // pool. `ns_per_element` is the single-thread cost estimate that decides how many threads join.
 void run_binary_broadcast(const OpRun& run, const BinaryBlocks& blocks, double ns_per_element);
 
+// The same for the float32 arithmetic of the kernel table: each block is one call of `run.kernels->binary`,
+// vectorised on the session's kernel path.
+void run_binary_broadcast(const OpRun& run, BinaryFn fn, double ns_per_element);
+
 }  // namespace onemodel::ops

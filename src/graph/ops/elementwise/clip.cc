@@ -4,6 +4,7 @@
 // and `max`; from 11 they are optional scalar inputs of the element type.
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "graph/ops/elementwise/factories.h"
 #include "graph/ops/elementwise/unary_kernel.h"
@@ -48,10 +49,19 @@ class Clip final : public OpKernel {
         using V = typename E::Value;
         const V lo = bound<E>(run, 1, min_, finite_lowest<E>());
         const V hi = bound<E>(run, 2, max_, finite_max<E>());
-        map_elements<E>(run, 0.5, [lo, hi](V v) {
-          v = select_value(v < lo, lo, v);
-          return select_value(v > hi, hi, v);
-        });
+        if constexpr (std::is_same_v<E, F32Elem>) {  // the kernel table's vector loop, same selects
+          const auto clamp = run.kernels->clamp;
+          const float* x = run.inputs[0].as<const float>();
+          float* y = run.outputs[0].as<float>();
+          for_each_chunk(run.threads, run.outputs[0].count(), 0.5, [&](int64_t begin, int64_t end) {
+            clamp(run.exact, x + begin, lo, hi, y + begin, static_cast<size_t>(end - begin));
+          });
+        } else {
+          map_elements<E>(run, 0.5, [lo, hi](V v) {
+            v = select_value(v < lo, lo, v);
+            return select_value(v > hi, hi, v);
+          });
+        }
       }
     });
   }

@@ -4,10 +4,11 @@
 // are canonical in both. The output may overwrite the input.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "graph/ops/elementwise/common.h"
-#include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/shape/op_inputs.h"
 #include "graph/ops/vision/factories.h"
 
@@ -37,33 +38,58 @@ class BatchNorm final : public OpKernel {
     ctx.set_output(0, DType::F32, x);
   }
 
+  // The per-channel a and b, computed once per plan when all four parameters are constants.
+  std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    const float* params[4];
+    for (size_t i = 0; i < 4; ++i) {
+      const TensorRef* p = ctx.input_value(i + 1);
+      if (p == nullptr) return nullptr;
+      params[i] = p->as<const float>();
+    }
+    const int64_t channels = ctx.input_shape(1)[0];
+    auto ab = std::make_shared<std::vector<float>>(static_cast<size_t>(2 * channels));
+    coefficients(params, channels, ab->data());
+    return ab;
+  }
+
   void run(const OpRun& run) const override {
     const TensorRef& x = run.inputs[0];
     const int64_t channels = x.shape[1], plane = x.shape.count(2, x.shape.rank);
+    if (plane == 0 || channels == 0) return;
+    const float* ab = nullptr;
+    if (run.state != nullptr) {
+      ab = static_cast<const std::vector<float>*>(run.state)->data();
+    } else {
+      const float* params[4];
+      for (size_t i = 0; i < 4; ++i) params[i] = run.inputs[i + 1].as<const float>();
+      auto* computed =
+          static_cast<float*>(run.scratch->allocate(static_cast<size_t>(2 * channels) * sizeof(float)));
+      coefficients(params, channels, computed);
+      ab = computed;
+    }
     const float* src = x.as<const float>();
-    const float* scale = run.inputs[1].as<const float>();
-    const float* bias = run.inputs[2].as<const float>();
-    const float* mean = run.inputs[3].as<const float>();
-    const float* var = run.inputs[4].as<const float>();
     float* dst = run.outputs[0].as<float>();
-    if (plane == 0) return;
+    const auto affine = run.kernels->affine;  // two roundings, NaN canonical, in place allowed
     // Chunks of the flat tensor; a chunk may start or end inside a plane.
     for_each_chunk(run.threads, x.count(), 0.5, [&](int64_t begin, int64_t end) {
       while (begin < end) {
         const int64_t c = (begin / plane) % channels;
         const int64_t stop = std::min(end, (begin / plane + 1) * plane);
-        const float a = scale[c] / std::sqrt(var[c] + epsilon_);
-        const float b = bias[c] - mean[c] * a;
-        affine(src + begin, dst + begin, stop - begin, a, b);
+        affine(true, src + begin, ab[c], ab[channels + c], dst + begin, static_cast<size_t>(stop - begin));
         begin = stop;
       }
     });
   }
 
  private:
-  // y = x * a + b with two roundings; in and out may be the same memory. A flat loop the compiler vectorises.
-  static void affine(const float* in, float* out, int64_t n, float a, float b) {
-    for (int64_t i = 0; i < n; ++i) out[i] = canonicalize(in[i] * a + b);
+  // ab[c] = scale / sqrt(var + epsilon) and ab[channels + c] = bias - mean * ab[c] from params = {scale,
+  // bias, mean, var}.
+  void coefficients(const float* const* params, int64_t channels, float* ab) const {
+    const float *scale = params[0], *bias = params[1], *mean = params[2], *var = params[3];
+    for (int64_t c = 0; c < channels; ++c) {
+      ab[c] = scale[c] / std::sqrt(var[c] + epsilon_);
+      ab[channels + c] = bias[c] - mean[c] * ab[c];
+    }
   }
 
   float epsilon_;
