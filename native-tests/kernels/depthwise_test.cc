@@ -92,7 +92,9 @@ void reference(const Case& c, std::vector<float>& exact, std::vector<double>& va
   }
 }
 
-Case random_case(std::mt19937& rng, bool specials) {
+// Planes up to max_side square, kernel sides in [min_kernel, max_kernel].
+Case random_case(std::mt19937& rng, bool specials, int64_t max_side = 20, int64_t min_kernel = 1,
+                 int64_t max_kernel = 5) {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   Case c;
   DepthwiseArgs& a = c.args;
@@ -100,10 +102,10 @@ Case random_case(std::mt19937& rng, bool specials) {
   a.multiplier = pick(1, 3);
   a.channels_out = channels * a.multiplier;
   a.planes = batch * a.channels_out;
-  a.in_h = pick(1, 20);
-  a.in_w = pick(1, 20);
-  a.kernel_h = pick(1, 5);
-  a.kernel_w = pick(1, 5);
+  a.in_h = pick(1, max_side);
+  a.in_w = pick(1, max_side);
+  a.kernel_h = pick(min_kernel, max_kernel);
+  a.kernel_w = pick(min_kernel, max_kernel);
   a.stride_h = pick(1, 3);
   a.stride_w = pick(0, 6) == 0 ? pick(4, 8) : pick(1, 3);
   a.dilation_h = pick(1, 3);
@@ -113,7 +115,7 @@ Case random_case(std::mt19937& rng, bool specials) {
   const int64_t pad_bottom = pick(0, 3), pad_right = pick(0, 3);
   const int64_t eh = a.dilation_h * (a.kernel_h - 1) + 1, ew = a.dilation_w * (a.kernel_w - 1) + 1;
   const int64_t span_h = a.in_h + a.pad_top + pad_bottom, span_w = a.in_w + a.pad_left + pad_right;
-  if (span_h < eh || span_w < ew) return random_case(rng, specials);
+  if (span_h < eh || span_w < ew) return random_case(rng, specials, max_side, min_kernel, max_kernel);
   a.out_h = (span_h - eh) / a.stride_h + 1;
   a.out_w = (span_w - ew) / a.stride_w + 1;
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -170,6 +172,31 @@ TEST(Depthwise, ExactMatchesDefinitionOnEveryPathAndThreadCount) {
           ASSERT_EQ(bits_of(got[i]), bits_of(exact[i]))
               << t->name << " threads " << threads << " element " << i << " of " << c.str();
         }
+      }
+    }
+  }
+}
+
+// Rows of several vectors on the widest path, ragged ends, row groups of one to four, and kernels past the
+// 64 taps the vector form takes.
+TEST(Depthwise, WidePlanesAndLargeKernelsMatchDefinition) {
+  std::mt19937 rng(141);
+  for (int iteration = 0; iteration < 40; ++iteration) {
+    const Case c =
+        random_case(rng, iteration % 4 == 0, 90, iteration % 5 == 0 ? 9 : 1, iteration % 5 == 0 ? 10 : 5);
+    std::vector<float> exact;
+    std::vector<double> value, mag;
+    reference(c, exact, value, mag);
+    const double taps = static_cast<double>(c.args.kernel_h * c.args.kernel_w + 1);
+    for (const KernelTable* t : available_tables()) {
+      const std::vector<float> got = run(*t, c, true, 2);
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(bits_of(got[i]), bits_of(exact[i])) << t->name << " element " << i << " of " << c.str();
+      if (c.specials) continue;
+      const std::vector<float> fast = run(*t, c, false, 1);
+      for (size_t i = 0; i < fast.size(); ++i) {
+        ASSERT_LE(std::fabs(fast[i] - value[i]), taps * std::ldexp(1.0, -24) * mag[i] + 1e-30)
+            << t->name << " element " << i << " of " << c.str();
       }
     }
   }

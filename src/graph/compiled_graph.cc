@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graph/passes/graph_pass.h"
+
 namespace onemodel {
 namespace {
 
@@ -150,6 +152,8 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
                            ". Use ExecutionMode::Fast or remove these operators.",
                        {}, not_exact);
   }
+  passes::PassGraph pass_graph(nodes_, values_);
+  passes::run_passes(pass_graph, options);  // graph-runtime.md §6: once, before any plan
 }
 
 }  // namespace onemodel

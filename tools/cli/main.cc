@@ -26,13 +26,13 @@ using onemodel::Tensor;
 constexpr const char* kUsage =
     "usage:\n"
     "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
-    "                     [--out DIR] [--hash]\n"
+    "                     [--optimization none|basic|all] [--out DIR] [--hash]\n"
     "  onemodel info MODEL\n"
     "  onemodel conformance DATA_DIR [--mode fast|exact] [--json FILE] [--filter SUBSTR]\n"
     "  onemodel conformance-report FAST.json EXACT.json\n"
     "  onemodel golden-kernels [--kernels PATH] [--threads N]\n"
     "  onemodel bench MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
-    "                       [--seconds S]\n"
+    "                       [--optimization none|basic|all] [--seconds S]\n"
     "Without --input, each input gets the deterministic values of docs/cli.md (symbolic dimensions = 1).\n";
 
 struct UsageError : std::runtime_error {
@@ -74,6 +74,16 @@ RunArgs parse_run_args(const std::vector<std::string>& args, bool bench) {
       r.options.intra_op_threads = std::stoi(value());
     } else if (a == "--kernels") {
       r.options.kernels = value();
+    } else if (a == "--optimization") {
+      const std::string& v = value();
+      if (v == "none")
+        r.options.optimization_level = onemodel::OptimizationLevel::None;
+      else if (v == "basic")
+        r.options.optimization_level = onemodel::OptimizationLevel::Basic;
+      else if (v == "all")
+        r.options.optimization_level = onemodel::OptimizationLevel::All;
+      else
+        throw UsageError("--optimization takes none, basic or all, got '" + v + "'");
     } else if (a == "--out" && !bench) {
       r.out_dir = value();
     } else if (a == "--hash" && !bench) {

@@ -1,7 +1,6 @@
 #include "kernels/conv/conv_lowering.h"
 
 #include <cmath>
-#include <cstring>
 
 namespace onemodel {
 namespace {
@@ -10,13 +9,46 @@ int64_t ceil_div_nonneg(int64_t x, int64_t d) {
   return x <= 0 ? 0 : d == 1 ? x : (x + d - 1) / d;
 }
 
-// Output columns [ox_begin, ox_end) of output row (od, oy) for tap (kd, ky, kx) of input plane `plane`.
+// Writes one row of the packed-B layout column after column: each strip holds nr consecutive columns of the
+// row, and the strips are `strip_floats` apart.
+class PackedRowWriter {
+ public:
+  PackedRowWriter(float* row, int64_t nr, int64_t strip_floats)
+      : dst_(row), nr_(nr), left_(nr), strip_skip_(strip_floats - nr) {}
+
+  // The next `count` columns take src[0], src[sw], ... (+0 when src is null), strip piece by strip piece.
+  void put(const float* src, int64_t sw, int64_t count) {
+    while (count > 0) {
+      const int64_t n = left_ < count ? left_ : count;
+      if (src == nullptr) {
+        for (int64_t i = 0; i < n; ++i) dst_[i] = 0.0f;
+      } else if (sw == 1) {
+        for (int64_t i = 0; i < n; ++i) dst_[i] = src[i];  // short runs: a loop beats a memcpy call
+        src += n;
+      } else {
+        for (int64_t i = 0; i < n; ++i) dst_[i] = src[i * sw];
+        src += n * sw;
+      }
+      dst_ += n;
+      count -= n;
+      left_ -= n;
+      if (left_ == 0) dst_ += strip_skip_, left_ = nr_;
+    }
+  }
+
+ private:
+  float* dst_;
+  int64_t nr_, left_, strip_skip_;
+};
+
+// Output columns [ox_begin, ox_end) of output row (od, oy) for tap (kd, ky, kx) of input plane `plane`, as
+// the next columns of `row`.
 void im2col_segment(const ConvGeometry& g, const float* plane, int64_t kd, int64_t ky, int64_t kx, int64_t od,
-                    int64_t oy, int64_t ox_begin, int64_t ox_end, float* dst) {
+                    int64_t oy, int64_t ox_begin, int64_t ox_end, PackedRowWriter& row) {
   const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
   const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
   if (id < 0 || id >= g.in[0] || iy < 0 || iy >= g.in[1]) {
-    std::memset(dst, 0, static_cast<size_t>(ox_end - ox_begin) * sizeof(float));
+    row.put(nullptr, 1, ox_end - ox_begin);
     return;
   }
   const int64_t sw = g.stride[2];
@@ -26,14 +58,9 @@ void im2col_segment(const ConvGeometry& g, const float* plane, int64_t kd, int64
   lo = lo < ox_begin ? ox_begin : lo > ox_end ? ox_end : lo;
   hi = hi > ox_end ? ox_end : hi < lo ? lo : hi;
   const float* src = plane + (id * g.in[1] + iy) * g.in[2] + offset;
-  dst -= ox_begin;
-  for (int64_t ox = ox_begin; ox < lo; ++ox) dst[ox] = 0.0f;
-  if (sw == 1) {
-    std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-  } else {
-    for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = src[ox * sw];
-  }
-  for (int64_t ox = hi; ox < ox_end; ++ox) dst[ox] = 0.0f;
+  row.put(nullptr, 1, lo - ox_begin);
+  row.put(src + lo * sw, sw, hi - lo);
+  row.put(nullptr, 1, ox_end - hi);
 }
 
 // Taps are scattered in increasing (kd, ky, kx) order onto a plane cleared to +0, so every output receives
@@ -75,41 +102,31 @@ void col2im_plane(const ConvGeometry& g, const float* col, float* y, bool exact)
 }  // namespace
 
 void im2col_packed(const ConvGeometry& g, const float* x, int64_t channels, int64_t first, int64_t width,
-                   int64_t nr, float* rows_buffer, float* packed) {
+                   int64_t nr, float* packed) {
   const int64_t taps = g.taps(), out_w = g.out[2], out_h = g.out[1], rows = channels * taps;
   const int64_t padded = (width + nr - 1) / nr * nr;
   const int64_t first_ox = first % out_w, first_oy = first / out_w % out_h,
                 first_od = first / (out_w * out_h);
-  for (int64_t r0 = 0; r0 < rows; r0 += kIm2colRowsPerChunk) {
-    const int64_t count = rows - r0 < kIm2colRowsPerChunk ? rows - r0 : kIm2colRowsPerChunk;
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t r = r0 + i, c = r / taps, t = r % taps;
-      const int64_t kx = t % g.kernel[2], ky = t / g.kernel[2] % g.kernel[1],
-                    kd = t / (g.kernel[2] * g.kernel[1]);
-      const float* plane = x + c * g.in_size();
-      float* row = rows_buffer + i * padded;
-      // The row's columns one output row segment at a time.
-      int64_t ox = first_ox, oy = first_oy, od = first_od;
-      for (int64_t j = 0; j < width;) {
-        const int64_t end = ox + (width - j) < out_w ? ox + (width - j) : out_w;
-        im2col_segment(g, plane, kd, ky, kx, od, oy, ox, end, row + j);
-        j += end - ox;
-        ox = 0;
-        if (++oy == out_h) oy = 0, ++od;
-      }
-      for (int64_t j = width; j < padded; ++j) row[j] = 0.0f;
-    }
-    // Rows r0.. are rows r0 - k0.. of block k0 (a group never crosses a block); in strip s (at s*kc*nr within
-    // the block) they are `count` consecutive runs of nr floats.
-    const int64_t k0 = r0 / kPackedBlockRows * kPackedBlockRows;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t c = r / taps, t = r % taps;
+    const int64_t kx = t % g.kernel[2], ky = t / g.kernel[2] % g.kernel[1],
+                  kd = t / (g.kernel[2] * g.kernel[1]);
+    const float* plane = x + c * g.in_size();
+    // Row r is row r - k0 of block k0; in strip s (at s*kc*nr within the block) it is run r - k0 of nr
+    // floats.
+    const int64_t k0 = r / kPackedBlockRows * kPackedBlockRows;
     const int64_t kc = rows - k0 < kPackedBlockRows ? rows - k0 : kPackedBlockRows;
-    for (int64_t s = 0; s < padded / nr; ++s) {
-      float* dst = packed + k0 * padded + s * kc * nr + (r0 - k0) * nr;
-      for (int64_t i = 0; i < count; ++i, dst += nr) {
-        const float* src = rows_buffer + i * padded + s * nr;
-        for (int64_t j = 0; j < nr; ++j) dst[j] = src[j];  // short copies: a loop beats a memcpy call
-      }
+    PackedRowWriter row(packed + k0 * padded + (r - k0) * nr, nr, kc * nr);
+    // The row's columns one output row segment at a time.
+    int64_t ox = first_ox, oy = first_oy, od = first_od;
+    for (int64_t j = 0; j < width;) {
+      const int64_t end = ox + (width - j) < out_w ? ox + (width - j) : out_w;
+      im2col_segment(g, plane, kd, ky, kx, od, oy, ox, end, row);
+      j += end - ox;
+      ox = 0;
+      if (++oy == out_h) oy = 0, ++od;
     }
+    row.put(nullptr, 1, padded - width);
   }
 }
 

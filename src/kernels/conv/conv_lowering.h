@@ -13,17 +13,13 @@ namespace onemodel {
 
 // Rows of B per block of the GEMM's packed layout (kernels-gemm.md "Structure", step 1: KC).
 inline constexpr int64_t kPackedBlockRows = 256;
-// im2col rows built together (kernels-gemm.md "Convolution"); divides kPackedBlockRows.
-inline constexpr int64_t kIm2colRowsPerChunk = 16;
 
 // Columns [first, first + width) of the (channels * g.taps()) x g.out_size() im2col matrix of a Conv input
 // `x` (channels planes of g.in_size()), written straight into the GEMM's packed-B layout for strips of `nr`
 // columns (kernels-gemm.md step 1; `packed` holds packed_b_floats(rows, width) floats). Row (c, kd, ky, kx)
 // in row-major order, column (od, oy, ox) flattened; a tap outside the input and columns past `width` are +0.
-// Rows are built kIm2colRowsPerChunk at a time in `rows_buffer` (that many rows of width rounded up to nr
-// floats), then moved into their strips.
 void im2col_packed(const ConvGeometry& g, const float* x, int64_t channels, int64_t first, int64_t width,
-                   int64_t nr, float* rows_buffer, float* packed);
+                   int64_t nr, float* packed);
 
 // A ConvTranspose output: `y` (channels planes of g.out_size()) where output (c, o) is the sum, from +0 in
 // increasing tap order (kd, ky, kx), of col[(c, tap), i] over the taps whose input position i lands on o.

@@ -10,13 +10,18 @@
 // Layout. Lanes are neighbouring output columns of one row. The taps read the zero-padded input split by
 // column phase: phase plane p holds padded columns p, p + sw, p + 2*sw, ..., so the tap at padded column
 // ox*sw + dx is column ox + dx/sw of plane dx%sw, contiguous in ox. A stride-1 input that needs no padding is
-// read in place. A row runs four vectors at a time, then single vectors, and a ragged end recomputes the last
-// full vector ending at the last column (same values); rows narrower than one vector use the scalar twin.
+// read in place; stride 2 is split by a deinterleave. Rows are computed four at a time (then the last one to
+// three together) in blocks of vectors whose accumulators all share each tap's weight; the last block's last
+// vector ends at the last column, recomputing up to a vector of outputs (same values) instead of a tail; rows
+// narrower than one vector use the scalar twin.
+// Kernels with more than kMaxTaps taps take a plain per-output loop.
 //
 // Chunks. A chunk is clamp(4096 / plane size, 1, 32) output planes, a constant of the shape. Phase planes
-// live in the running thread's scratch slot and are rebuilt only when the input plane changes.
+// live in the running thread's scratch slot and are rebuilt only when the input plane changes; their padding
+// is written once per chunk.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -30,6 +35,7 @@ namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
 template <class L>
 struct DepthwiseImpl {
   static constexpr int64_t kAlignFloats = 16;  // 64 bytes
+  static constexpr int64_t kMaxTaps = 64;      // larger kernels take the plain per-output loop
   static constexpr double kNsPerTapPerOutput = 1.0 / 8.0, kNsPerPaddedFloat = 0.5;
 
   static constexpr int64_t round_up(int64_t x, int64_t multiple) {
@@ -102,102 +108,212 @@ struct DepthwiseImpl {
            (round_up(static_cast<int64_t>(address), kAlignFloats * 4) - static_cast<int64_t>(address)) / 4;
   }
 
-  // Writes the phase planes of input plane `x` (in_h x in_w) into `phases`.
-  static void build_phases(const DepthwiseArgs& a, const Layout& l, const float* x, float* phases) {
+  // Writes the phase planes of input plane `x` (in_h x in_w) into `phases`. The padding cells sit at the same
+  // places for every plane, so they are written only when `borders` is set (the slot's first plane); later
+  // planes overwrite the input cells alone.
+  static void build_phases(const DepthwiseArgs& a, const Layout& l, const float* x, float* phases,
+                           bool borders) {
     const int64_t sw = a.stride_w;
+    // Input rows [row_lo, row_hi) of the padded rows; phase p's input columns are [lo[p], hi[p]).
+    const int64_t row_lo = a.pad_top < l.padded_h ? a.pad_top : l.padded_h;
+    const int64_t row_hi = a.pad_top + a.in_h < l.padded_h ? a.pad_top + a.in_h : l.padded_h;
+    int64_t lo[8], hi[8];
     for (int64_t p = 0; p < sw; ++p) {
+      // Phase column j is input column p + j*sw - pad_left.
+      const int64_t first_col = p - a.pad_left;
+      lo[p] = first_col >= 0 ? 0 : ceil_div(-first_col, sw);
+      hi[p] = a.in_w - first_col <= 0 ? 0 : ceil_div(a.in_w - first_col, sw);
+      if (hi[p] > l.phase_w) hi[p] = l.phase_w;
+      if (lo[p] > hi[p]) lo[p] = hi[p];
+      if (!borders) continue;
       float* plane = phases + p * l.plane_floats;
       for (int64_t r = 0; r < l.padded_h; ++r) {
         float* dst = plane + r * l.phase_w;
-        const int64_t iy = r - a.pad_top;
-        if (iy < 0 || iy >= a.in_h) {
-          for (int64_t j = 0; j < l.phase_w; ++j) dst[j] = 0.0f;
-          continue;
+        const bool inside = r >= row_lo && r < row_hi;
+        for (int64_t j = 0; j < l.phase_w; ++j) {
+          if (!inside || j < lo[p] || j >= hi[p]) dst[j] = 0.0f;
         }
-        const float* src = x + iy * a.in_w;
-        // Phase column j is input column p + j*sw - pad_left; inside the input for j in [lo, hi).
-        const int64_t first_col = p - a.pad_left;
-        int64_t lo = first_col >= 0 ? 0 : ceil_div(-first_col, sw);
-        int64_t hi = a.in_w - first_col <= 0 ? 0 : ceil_div(a.in_w - first_col, sw);
-        if (hi > l.phase_w) hi = l.phase_w;
-        if (lo > hi) lo = hi;
-        for (int64_t j = 0; j < lo; ++j) dst[j] = 0.0f;
-        const float* s = src + first_col + lo * sw;
-        if (sw == 1) {
-          for (int64_t j = lo; j < hi; ++j) dst[j] = s[j - lo];
-        } else {
-          for (int64_t j = lo; j < hi; ++j, s += sw) dst[j] = *s;
-        }
-        for (int64_t j = hi; j < l.phase_w; ++j) dst[j] = 0.0f;
+      }
+    }
+    // Stride 2 splits both phases in one pass over the columns where both read the input: a deinterleave
+    // the compiler turns into shuffles. Other strides and the ends copy column by column.
+    const bool pair = sw == 2 && std::max(lo[0], lo[1]) < std::min(hi[0], hi[1]);
+    const int64_t pair_lo = pair ? std::max(lo[0], lo[1]) : 0, pair_hi = pair ? std::min(hi[0], hi[1]) : 0;
+    for (int64_t r = row_lo; r < row_hi; ++r) {
+      const float* src = x + (r - a.pad_top) * a.in_w - a.pad_left;  // padded column c is src[c]
+      float* row = phases + r * l.phase_w;
+      if (sw == 1) {
+        for (int64_t j = lo[0]; j < hi[0]; ++j) row[j] = src[j];  // short rows: a loop beats a memcpy call
+        continue;
+      }
+      if (pair)
+        deinterleave(src + 2 * pair_lo, pair_hi - pair_lo, row + pair_lo, row + l.plane_floats + pair_lo);
+      for (int64_t p = 0; p < sw; ++p) {
+        float* dst = row + p * l.plane_floats;
+        const float* s = src + p;
+        for (int64_t j = lo[p]; j < (pair ? pair_lo : hi[p]); ++j) dst[j] = s[j * sw];
+        for (int64_t j = pair ? pair_hi : hi[p]; j < hi[p]; ++j) dst[j] = s[j * sw];
       }
     }
   }
 
-  // kVecs vectors of lanes M starting at output column ox of row oy: the taps in row-major order.
-  template <class M, int kVecs, bool kExact>
-  static void columns(const DepthwiseArgs& a, const Layout& l, const float* const* phase, const float* w,
-                      const float* bias, int64_t oy, int64_t ox, float* out) {
+  static void deinterleave(const float* __restrict src, int64_t count, float* __restrict even,
+                           float* __restrict odd) {
+    for (int64_t j = 0; j < count; ++j) {
+      even[j] = src[2 * j];
+      odd[j] = src[2 * j + 1];
+    }
+  }
+
+  // kRows output rows from oy by kVecs vectors of lanes M from output column ox. Each output sums its taps in
+  // row-major order; one broadcast weight feeds kRows * kVecs independent accumulators, which hides the
+  // latency of the chained additions. `tap` holds each tap's offset from `base` for output (0, 0). The last
+  // vector starts `back` columns early, so a ragged end recomputes columns instead of running a tail.
+  template <class M, int kRows, int kVecs, bool kExact>
+  static void tile(const DepthwiseArgs& a, const Layout& l, const float* base, const int64_t* tap,
+                   int64_t taps, const float* w, const float* bias, int64_t oy, int64_t ox, int64_t back,
+                   float* y) {
     using F = typename M::F;
     constexpr int kW = M::width;
-    F acc[kVecs];
+    int64_t col[kVecs];
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) acc[v] = M::splat(0.0f);
-    for (int64_t ky = 0; ky < a.kernel_h; ++ky) {
-      const int64_t row = (oy * a.stride_h + ky * a.dilation_h) * l.row_stride + ox;
-      for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
-        const int64_t dx = kx * a.dilation_w;
-        const float* src = phase[dx % a.stride_w] + row + dx / a.stride_w;
-        const F wv = M::splat(w[ky * a.kernel_w + kx]);
+    for (int v = 0; v < kVecs; ++v) col[v] = v * kW - (v == kVecs - 1 ? back : 0);
+    F acc[kRows][kVecs];
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = M::splat(0.0f);
+    }
+    const int64_t row_step = a.stride_h * l.row_stride;
+    const float* origin = base + oy * row_step + ox;
+    for (int64_t t = 0; t < taps; ++t) {
+      const float* src = origin + tap[t];
+      const F wv = M::splat(w[t]);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
         for (int v = 0; v < kVecs; ++v) {
+          const F xv = M::load(src + r * row_step + col[v]);
           if constexpr (kExact)
-            acc[v] = acc[v] + wv * M::load(src + v * kW);
+            acc[r][v] = acc[r][v] + wv * xv;
           else
-            acc[v] = M::fma(wv, M::load(src + v * kW), acc[v]);
+            acc[r][v] = M::fma(wv, xv, acc[r][v]);
         }
       }
     }
-    if (bias != nullptr) {
-      const F b = M::splat(*bias);
 #pragma GCC unroll 4
-      for (int v = 0; v < kVecs; ++v) acc[v] = acc[v] + b;
+    for (int r = 0; r < kRows; ++r) {
+      float* out = y + (oy + r) * a.out_w + ox;
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) {
+        F value = bias != nullptr ? acc[r][v] + M::splat(*bias) : acc[r][v];
+        if constexpr (kExact) value = simd::canonicalize_nan<M>(value);
+        M::store(out + col[v], value);
+      }
     }
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) {
-      M::store(out + ox + v * kW, kExact ? simd::canonicalize_nan<M>(acc[v]) : acc[v]);
+  }
+
+  // Output rows oy .. oy + kRows - 1 of one plane: blocks of kVecs vectors, then one block of the remaining
+  // vectors whose last one ends at the last column; narrower than one vector, the scalar twin column by
+  // column.
+  template <int kRows, bool kExact>
+  static void row_group(const DepthwiseArgs& a, const Layout& l, const float* base, const int64_t* tap,
+                        int64_t taps, const float* w, const float* bias, int64_t oy, float* y) {
+    constexpr int kW = L::width, kVecs = kRows >= 3 ? 2 : 4;
+    if (a.out_w < kW) {
+      for (int64_t ox = 0; ox < a.out_w; ++ox)
+        tile<typename L::Tail, kRows, 1, kExact>(a, l, base, tap, taps, w, bias, oy, ox, 0, y);
+      return;
+    }
+    int64_t ox = 0;
+    for (; ox + kVecs * kW <= a.out_w; ox += kVecs * kW)
+      tile<L, kRows, kVecs, kExact>(a, l, base, tap, taps, w, bias, oy, ox, 0, y);
+    const int64_t rest = a.out_w - ox, vecs = ceil_div(rest, kW), back = vecs * kW - rest;
+    switch (vecs) {
+      case 4:
+        tile<L, kRows, 4, kExact>(a, l, base, tap, taps, w, bias, oy, ox, back, y);
+        break;
+      case 3:
+        tile<L, kRows, 3, kExact>(a, l, base, tap, taps, w, bias, oy, ox, back, y);
+        break;
+      case 2:
+        tile<L, kRows, 2, kExact>(a, l, base, tap, taps, w, bias, oy, ox, back, y);
+        break;
+      case 1:
+        tile<L, kRows, 1, kExact>(a, l, base, tap, taps, w, bias, oy, ox, back, y);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Kernels with more taps than kMaxTaps: one output at a time in the same tap order.
+  template <bool kExact>
+  static void plain_plane(const DepthwiseArgs& a, const Layout& l, const float* base, const float* w,
+                          const float* bias, float* y) {
+    using S = typename L::Tail;
+    for (int64_t oy = 0; oy < a.out_h; ++oy) {
+      for (int64_t ox = 0; ox < a.out_w; ++ox) {
+        float acc = 0.0f;
+        for (int64_t ky = 0; ky < a.kernel_h; ++ky) {
+          for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
+            const int64_t dx = kx * a.dilation_w;
+            const float xv =
+                base[(dx % a.stride_w) * l.plane_floats +
+                     (oy * a.stride_h + ky * a.dilation_h) * l.row_stride + ox + dx / a.stride_w];
+            const float wv = w[ky * a.kernel_w + kx];
+            acc = kExact ? acc + wv * xv : S::fma(wv, xv, acc);
+          }
+        }
+        if (bias != nullptr) acc = acc + *bias;
+        y[oy * a.out_w + ox] = kExact ? simd::canonicalize_nan<S>(acc) : acc;
+      }
     }
   }
 
   template <bool kExact>
   static void run_planes(const DepthwiseArgs& a, const Layout& l, int64_t first, int64_t end, float* slot) {
-    constexpr int kW = L::width;
-    const float* phase[8];  // one pointer per column phase; stride_w <= 8 is checked by the caller
-    int64_t built = -1;     // input plane held by the slot's phase planes
+    // Offset of each tap from the top-left tap of output (0, 0): phase plane dx % sw, column dx / sw.
+    int64_t tap[kMaxTaps];
     const int64_t taps = a.kernel_h * a.kernel_w, out_plane = a.out_h * a.out_w;
+    if (taps <= kMaxTaps) {
+      for (int64_t ky = 0, t = 0; ky < a.kernel_h; ++ky) {
+        for (int64_t kx = 0; kx < a.kernel_w; ++kx, ++t) {
+          const int64_t dx = kx * a.dilation_w;
+          tap[t] = (dx % a.stride_w) * l.plane_floats + ky * a.dilation_h * l.row_stride + dx / a.stride_w;
+        }
+      }
+    }
+    int64_t built = -1;  // input plane held by the slot's phase planes
     for (int64_t q = first; q < end; ++q) {
       const int64_t input_plane = q / a.multiplier;
-      const float* x = a.x + input_plane * a.in_h * a.in_w;
-      if (l.in_place) {
-        phase[0] = x;
-      } else {
-        if (built != input_plane) build_phases(a, l, x, slot);
+      const float* base = a.x + input_plane * a.in_h * a.in_w;
+      if (!l.in_place) {
+        if (built != input_plane) build_phases(a, l, base, slot, built < 0);
         built = input_plane;
-        for (int64_t p = 0; p < a.stride_w; ++p) phase[p] = slot + p * l.plane_floats;
+        base = slot;
       }
       const float* w = a.w + q % a.channels_out * taps;
       const float* bias = a.bias != nullptr ? a.bias + q % a.channels_out : nullptr;
       float* y = a.y + q * out_plane;
-      for (int64_t oy = 0; oy < a.out_h; ++oy) {
-        float* out = y + oy * a.out_w;
-        if (a.out_w < kW) {
-          for (int64_t ox = 0; ox < a.out_w; ++ox)
-            columns<typename L::Tail, 1, kExact>(a, l, phase, w, bias, oy, ox, out);
-          continue;
-        }
-        int64_t ox = 0;
-        for (; ox + 4 * kW <= a.out_w; ox += 4 * kW) columns<L, 4, kExact>(a, l, phase, w, bias, oy, ox, out);
-        for (; ox + kW <= a.out_w; ox += kW) columns<L, 1, kExact>(a, l, phase, w, bias, oy, ox, out);
-        if (ox < a.out_w) columns<L, 1, kExact>(a, l, phase, w, bias, oy, a.out_w - kW, out);
+      if (taps > kMaxTaps) {
+        plain_plane<kExact>(a, l, base, w, bias, y);
+        continue;
+      }
+      int64_t oy = 0;
+      for (; oy + 4 <= a.out_h; oy += 4) row_group<4, kExact>(a, l, base, tap, taps, w, bias, oy, y);
+      switch (a.out_h - oy) {
+        case 3:
+          row_group<3, kExact>(a, l, base, tap, taps, w, bias, oy, y);
+          break;
+        case 2:
+          row_group<2, kExact>(a, l, base, tap, taps, w, bias, oy, y);
+          break;
+        case 1:
+          row_group<1, kExact>(a, l, base, tap, taps, w, bias, oy, y);
+          break;
+        default:
+          break;
       }
     }
   }

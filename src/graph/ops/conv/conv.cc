@@ -4,7 +4,9 @@
 // in place: that is already the layout the product wants) and the im2col matrix as B, so every output sums
 // its (c, kd, ky, kx) taps in order from +0 as exact-mode.md defines; the bias is a separate pass. The output
 // columns are cut into fixed chunks whose im2col block is written straight into the GEMM's packed-B layout in
-// arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B.
+// arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B. A Conv fused with its
+// activation (graph pass conv-activation) adds the bias and runs the activation on each chunk's rows as soon
+// as the chunk's product is done, and after the depthwise kernel on the whole output.
 #include "graph/ops/conv/conv_attrs.h"
 #include "graph/ops/conv/factories.h"
 #include "graph/ops/shape/op_inputs.h"
@@ -17,7 +19,10 @@ constexpr int64_t kMaxDepthwiseStride = 8;  // wider column strides go through i
 
 class Conv final : public OpKernel {
  public:
-  explicit Conv(ConvAttrs attrs) : attrs_(std::move(attrs)) { supports_exact = true; }
+  Conv(ConvAttrs attrs, std::unique_ptr<const ConvEpilogue> epilogue)
+      : attrs_(std::move(attrs)), epilogue_(std::move(epilogue)) {
+    supports_exact = true;
+  }
 
   void infer(InferContext& ctx) const override { infer_conv(ctx, attrs_, "Conv"); }
 
@@ -27,9 +32,10 @@ class Conv final : public OpKernel {
     if (s.output.count() == 0) return;
     if (depthwise(s)) {
       run_depthwise(run, s);  // adds the bias itself
+      if (epilogue_) epilogue_->apply(run, run.outputs[0].as<float>(), s.output.count(), run.threads);
     } else {
       run_im2col(run, s);
-      if (run.has_input(2)) add_bias(run, s);
+      if (run.has_input(2) && !epilogue_) add_bias(run, s);
     }
   }
 
@@ -83,7 +89,7 @@ class Conv final : public OpKernel {
   // Output columns per chunk: the packed im2col block (k x columns) stays in the second-level cache. A
   // constant of the shape, never of the thread count.
   static int64_t columns_per_chunk(int64_t k, int64_t out_size) {
-    constexpr int64_t kBlockFloats = 128 * 1024, kColumnStep = 128;
+    constexpr int64_t kBlockFloats = 256 * 1024, kColumnStep = 128;
     int64_t columns = kBlockFloats / (k > 0 ? k : 1) / kColumnStep * kColumnStep;
     if (columns < kColumnStep) columns = kColumnStep;
     return columns < out_size ? columns : out_size;
@@ -115,12 +121,10 @@ class Conv final : public OpKernel {
     const auto round16 = [](int64_t floats) { return (floats + 15) / 16 * 16; };
     const int64_t packed_floats =
         direct ? 0 : round16(static_cast<int64_t>(kernels.packed_b_floats(k, columns)));
-    const int64_t row_floats = direct ? 0 : kIm2colRowsPerChunk * round16(columns + nr);
     const auto gemm_floats =
         static_cast<int64_t>(direct ? kernels.gemm_scratch_floats(shape, one_thread)
                                     : kernels.gemm_packed_scratch_floats(shape, one_thread));
-    const int64_t slot_floats =
-        round16(packed_floats + row_floats + gemm_floats);  // slots stay 64-byte aligned
+    const int64_t slot_floats = round16(packed_floats + gemm_floats);  // slots stay 64-byte aligned
     float* slots =
         run.scratch->allocate_array<float>(static_cast<size_t>(thread_slots(run.threads) * slot_floats));
     const auto body = [&](int64_t chunk, int slot) {
@@ -129,7 +133,7 @@ class Conv final : public OpKernel {
       const int64_t first = block * columns, width = out_size - first < columns ? out_size - first : columns;
       const float* xg = x + (n * s.in_channels + grp * group_in) * in_size;
       float* packed = slots + slot * slot_floats;
-      float* gemm_scratch = packed + packed_floats + row_floats;
+      float* gemm_scratch = packed + packed_floats;
       GemmArgs args;
       args.m = group_out;
       args.n = width;
@@ -144,22 +148,44 @@ class Conv final : public OpKernel {
         args.b_row = in_size;
         kernels.gemm(args, gemm_scratch, one_thread);
       } else {
-        im2col_packed(g, xg, group_in, first, width, nr, packed + packed_floats, packed);
+        im2col_packed(g, xg, group_in, first, width, nr, packed);
         kernels.gemm_packed(args, PackedB{packed, k, width}, gemm_scratch, one_thread);
       }
+      if (epilogue_) finish_rows(run, args.c, grp * group_out, group_out, width, out_size);
     };
     const double mul_adds = static_cast<double>(s.batch * s.out_channels) * static_cast<double>(k * out_size);
     parallel_for_slots(run.threads, chunks, body, mul_adds / 40.0);
   }
 
+  // A fused node's bias and epilogue on the rows of one finished chunk, while they are still in cache; one
+  // epilogue call when the rows are contiguous (the chunk spans whole output planes).
+  void finish_rows(const OpRun& run, float* c, int64_t first_channel, int64_t rows, int64_t width,
+                   int64_t ldc) const {
+    if (run.has_input(2)) {
+      const float* bias = run.inputs[2].as<const float>() + first_channel;
+      for (int64_t r = 0; r < rows; ++r) add_bias_row(*run.kernels, c + r * ldc, width, bias[r], run.exact);
+    }
+    if (width == ldc) {
+      epilogue_->apply(run, c, rows * width, ThreadContext{1});
+      return;
+    }
+    for (int64_t r = 0; r < rows; ++r) epilogue_->apply(run, c + r * ldc, width, ThreadContext{1});
+  }
+
   ConvAttrs attrs_;
+  std::unique_ptr<const ConvEpilogue> epilogue_;  // set by the conv-activation pass, else null
 };
 
 }  // namespace
 
 std::unique_ptr<OpKernel> make_conv(const NodeInfo& node) {
   require_inputs(node, 2, 3);
-  return std::make_unique<Conv>(parse_conv_attrs(node, false));
+  return std::make_unique<Conv>(parse_conv_attrs(node, false), nullptr);
+}
+
+std::unique_ptr<OpKernel> make_conv_with_epilogue(const NodeInfo& node,
+                                                  std::unique_ptr<const ConvEpilogue> epilogue) {
+  return std::make_unique<Conv>(parse_conv_attrs(node, false), std::move(epilogue));
 }
 
 }  // namespace onemodel::ops

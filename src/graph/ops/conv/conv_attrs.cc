@@ -1,6 +1,5 @@
 #include "graph/ops/conv/conv_attrs.h"
 
-#include "graph/ops/linalg/canonical_nan.h"
 #include "graph/ops/shape/op_inputs.h"
 
 namespace onemodel::ops {
@@ -176,14 +175,13 @@ void add_bias(const OpRun& run, const ConvShapes& s) {
   const int64_t plane = s.geometry.out_size();
   for (int64_t n = 0; n < s.batch; ++n) {
     for (int64_t c = 0; c < s.out_channels; ++c, y += plane) {
-      const float b = bias[c];
-      if (run.exact) {
-        for (int64_t i = 0; i < plane; ++i) y[i] = canonicalize(y[i] + b);
-      } else {
-        for (int64_t i = 0; i < plane; ++i) y[i] = y[i] + b;
-      }
+      add_bias_row(*run.kernels, y, plane, bias[c], run.exact);
     }
   }
+}
+
+void add_bias_row(const KernelTable& kernels, float* y, int64_t count, float bias, bool exact) {
+  kernels.binary(BinaryFn::Add, exact, y, 1, &bias, 0, y, static_cast<size_t>(count));
 }
 
 }  // namespace onemodel::ops

@@ -1,0 +1,349 @@
+// Graph passes (graph-passes.md): which passes each level and mode selects, that the bit-preserving passes
+// give the unfused graph's bits in both modes on every kernel path and thread count, and that
+// conv-batchnorm-fold stays within the sequential-summation bound of kernels-gemm.md of the unfused graph
+// (and never runs in exact mode). Every case also checks that the pass really rewrote the graph.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "graph/compiled_graph.h"
+#include "graph/passes/graph_pass.h"
+#include "ops/op_test_util.h"
+
+namespace onemodel::test {
+namespace {
+
+SessionOptions with_level(SessionOptions o, OptimizationLevel level) {
+  o.optimization_level = level;
+  return o;
+}
+
+// Nodes left after the passes of these options.
+size_t compiled_nodes(const ModelBuilder& b, const SessionOptions& options) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
+  auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
+  return CompiledGraph(model, options).nodes().size();
+}
+
+std::vector<float> random_values(size_t n, uint32_t seed, bool specials) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  if (specials && n > 8) {
+    v[1] = std::numeric_limits<float>::quiet_NaN();
+    v[3] = std::numeric_limits<float>::infinity();
+    v[5] = -0.0f;
+    v[n - 2] = -std::numeric_limits<float>::infinity();
+  }
+  return v;
+}
+
+struct ConvCase {
+  const char* name;
+  int64_t channels, out_channels, group, size, kernel, stride, pad;
+  bool bias;
+  int64_t group_in() const { return channels / group; }
+  int64_t out_size() const { return (size + 2 * pad - kernel) / stride + 1; }
+};
+
+// im2col with two column chunks, a 1x1 convolution reading the input as B, depthwise with stride 2.
+const ConvCase kConvs[] = {
+    {"im2col", 5, 6, 1, 60, 3, 1, 1, true},
+    {"pointwise", 8, 8, 1, 17, 1, 1, 0, false},
+    {"depthwise", 6, 6, 6, 19, 3, 2, 1, true},
+};
+
+std::vector<float> conv_weights(const ConvCase& c) {
+  return random_values(static_cast<size_t>(c.out_channels * c.group_in() * c.kernel * c.kernel), 7, false);
+}
+std::vector<float> conv_bias(const ConvCase& c) {
+  return random_values(static_cast<size_t>(c.out_channels), 8, false);
+}
+
+// x -> Conv -> y0 ...; the conv reads "x", "W" and, with a bias, "B".
+ModelBuilder conv_model(const ConvCase& c, int64_t opset) {
+  ModelBuilder b(opset);
+  b.input("x", DType::F32, {1, c.channels, c.size, c.size});
+  b.initializer("W", Tensor::from(conv_weights(c), {c.out_channels, c.group_in(), c.kernel, c.kernel}));
+  const std::vector<Attr> attrs = {Attr::i("group", c.group), Attr::ints("strides", {c.stride, c.stride}),
+                                   Attr::ints("pads", {c.pad, c.pad, c.pad, c.pad})};
+  if (c.bias) {
+    b.initializer("B", Tensor::from(conv_bias(c), {c.out_channels}));
+    b.node("Conv", {"x", "W", "B"}, {"y0"}, attrs);
+  } else {
+    b.node("Conv", {"x", "W"}, {"y0"}, attrs);
+  }
+  return b;
+}
+
+Tensor conv_input(const ConvCase& c, bool specials) {
+  const auto n = static_cast<size_t>(c.channels * c.size * c.size);
+  return Tensor::from(random_values(n, 11, specials), {1, c.channels, c.size, c.size});
+}
+
+TEST(GraphPasses, LevelsAndModeSelectThePasses) {
+  for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    SessionOptions o;
+    o.mode = mode;
+    EXPECT_TRUE(passes::selected_passes(with_level(o, OptimizationLevel::None)).empty());
+    for (auto level : {OptimizationLevel::Basic, OptimizationLevel::All}) {
+      std::vector<const passes::GraphPass*> want;
+      for (const passes::GraphPass& p : passes::all_passes()) {
+        if (static_cast<int>(p.min_level) > static_cast<int>(level)) continue;
+        if (mode == ExecutionMode::Exact && !p.preserves_bits) continue;
+        want.push_back(&p);
+      }
+      EXPECT_EQ(passes::selected_passes(with_level(o, level)), want);
+    }
+  }
+  // The table of graph-passes.md: the batch-norm fold changes bits, the activation fusion does not.
+  for (const passes::GraphPass& p : passes::all_passes()) {
+    EXPECT_EQ(p.preserves_bits, p.name != "conv-batchnorm-fold") << p.name;
+    const auto level = p.name == "constant-fold" ? OptimizationLevel::Basic : OptimizationLevel::All;
+    EXPECT_EQ(p.min_level, level) << p.name;
+  }
+}
+
+struct Activation {
+  const char* op;
+  std::vector<Attr> attrs;
+  std::vector<std::pair<const char*, float>> bounds;  // Clip's inputs
+};
+
+std::vector<Activation> activations() {
+  return {{"Relu", {}, {}},
+          {"Clip", {}, {{"lo", 0.0f}, {"hi", 6.0f}}},
+          {"Clip", {}, {{"lo", -0.5f}}},
+          {"HardSigmoid", {Attr::f("alpha", 0.2f), Attr::f("beta", 0.5f)}, {}},
+          {"HardSwish", {}, {}},
+          {"LeakyRelu", {Attr::f("alpha", 0.1f)}, {}},
+          {"Sigmoid", {}, {}},
+          {"Tanh", {}, {}}};
+}
+
+TEST(GraphPasses, ConvActivationKeepsTheBitsOnEveryPathAndThreadCount) {
+  for (const ConvCase& c : kConvs) {
+    for (const Activation& a : activations()) {
+      ModelBuilder b = conv_model(c, 14);
+      std::vector<std::string> inputs = {"y0"};
+      for (const auto& [name, value] : a.bounds) {
+        b.initializer(name, Tensor::from(std::vector<float>{value}, {}));
+        inputs.emplace_back(name);
+      }
+      if (inputs.size() == 2) b.node(a.op, {"y0", "lo"}, {"z"}, a.attrs);
+      if (inputs.size() == 3) b.node(a.op, {"y0", "lo", "hi"}, {"z"}, a.attrs);
+      if (inputs.size() == 1) b.node(a.op, {"y0"}, {"z"}, a.attrs);
+      b.output("z", DType::F32);
+      const std::string label = std::string(c.name) + " " + a.op;
+      const Tensor x = conv_input(c, true);
+      for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+        EXPECT_EQ(compiled_nodes(b, options(mode)), 1u) << label;
+        EXPECT_EQ(compiled_nodes(b, with_level(options(mode), OptimizationLevel::None)), 2u) << label;
+        for (const std::string& path : kernel_paths()) {
+          for (int threads : {1, 2}) {
+            SessionOptions o = options(mode, path, threads);
+            Tensor fused = b.run({{"x", x}}, o)[0];
+            Tensor plain = b.run({{"x", x}}, with_level(o, OptimizationLevel::None))[0];
+            EXPECT_TRUE(same_bytes(fused, plain)) << label << " " << path << " threads " << threads
+                                                  << (mode == ExecutionMode::Exact ? " exact" : " fast");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GraphPasses, ConvActivationLeavesSharedOrOutputConvolutionsAlone) {
+  const ConvCase& c = kConvs[0];
+  ModelBuilder shared = conv_model(c, 14);
+  shared.node("Relu", {"y0"}, {"z"})
+      .node("Sigmoid", {"y0"}, {"s"})
+      .output("z", DType::F32)
+      .output("s", DType::F32);
+  EXPECT_EQ(compiled_nodes(shared, {}), 3u);
+  ModelBuilder output = conv_model(c, 14);
+  output.node("Relu", {"y0"}, {"z"}).output("z", DType::F32).output("y0", DType::F32);
+  EXPECT_EQ(compiled_nodes(output, {}), 2u);
+  // Clip with a bound computed at run time is not a constant-bound activation.
+  ModelBuilder bound = conv_model(c, 14);
+  bound.input("lo", DType::F32, {}).node("Clip", {"y0", "lo"}, {"z"}).output("z", DType::F32);
+  EXPECT_EQ(compiled_nodes(bound, {}), 2u);
+}
+
+// Statistics whose scale varies in sign and size.
+struct BatchNormParams {
+  std::vector<float> scale, beta, mean, var;
+  explicit BatchNormParams(const ConvCase& c) {
+    const auto m = static_cast<size_t>(c.out_channels);
+    scale = random_values(m, 22, false);
+    beta = random_values(m, 23, false);
+    mean = random_values(m, 24, false);
+    var = random_values(m, 21, false);
+    for (float& v : var) v = v * v + 0.01f;
+  }
+};
+
+// in -> BatchNormalization -> out, with the statistics above.
+void add_batchnorm(ModelBuilder& b, const ConvCase& c, std::string_view in, std::string_view out,
+                   float epsilon) {
+  const BatchNormParams p(c);
+  b.initializer("scale", Tensor::from(p.scale, {c.out_channels}))
+      .initializer("beta", Tensor::from(p.beta, {c.out_channels}))
+      .initializer("mean", Tensor::from(p.mean, {c.out_channels}))
+      .initializer("var", Tensor::from(p.var, {c.out_channels}))
+      .node("BatchNormalization", {in, "scale", "beta", "mean", "var"}, {out}, {Attr::f("epsilon", epsilon)});
+}
+
+// Conv -> BatchNormalization.
+ModelBuilder conv_batchnorm_model(const ConvCase& c, float epsilon) {
+  ModelBuilder b = conv_model(c, 15);
+  add_batchnorm(b, c, "y0", "z", epsilon);
+  b.output("z", DType::F32);
+  return b;
+}
+
+// Both modes, every kernel path, one and two threads: the same bytes with and without the passes.
+void expect_same_bits_as_unfused(const ModelBuilder& b, const Tensor& x, const std::string& label) {
+  for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        SessionOptions o = options(mode, path, threads);
+        EXPECT_TRUE(
+            same_bytes(b.run({{"x", x}}, o)[0], b.run({{"x", x}}, with_level(o, OptimizationLevel::None))[0]))
+            << label << " " << path << " threads " << threads
+            << (mode == ExecutionMode::Exact ? " exact" : " fast");
+      }
+    }
+  }
+}
+
+TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
+  for (const ConvCase& c : {kConvs[0], kConvs[2]}) {
+    // PaddleOCR's hard-swish: Add(x, 3) -> Clip(0, 6) -> Div(6) -> Mul(x, .), x read twice.
+    ModelBuilder swish = conv_model(c, 13);
+    swish.initializer("three", Tensor::from(std::vector<float>{3.0f}, {}))
+        .initializer("zero", Tensor::from(std::vector<float>{0.0f}, {}))
+        .initializer("six", Tensor::from(std::vector<float>{6.0f}, {1, 1, 1, 1}))
+        .node("Add", {"y0", "three"}, {"a"})
+        .node("Clip", {"a", "zero", "six"}, {"b"})
+        .node("Div", {"b", "six"}, {"d"})
+        .node("Mul", {"y0", "d"}, {"z"})
+        .output("z", DType::F32);
+    for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+      EXPECT_EQ(compiled_nodes(swish, options(mode)), 2u) << c.name;
+      EXPECT_EQ(compiled_nodes(swish, with_level(options(mode), OptimizationLevel::None)), 5u) << c.name;
+    }
+    expect_same_bits_as_unfused(swish, conv_input(c, true), std::string(c.name) + " hard-swish");
+
+    // After a BatchNormalization, with the previous value as either operand. The convolution's output is also
+    // a graph output, so the batch-norm fold leaves it alone in fast mode too.
+    ModelBuilder mixed = conv_model(c, 13);
+    add_batchnorm(mixed, c, "y0", "n", 1e-5f);
+    mixed.initializer("half", Tensor::from(std::vector<float>{0.5f}, {1}))
+        .node("Sub", {"half", "n"}, {"s"})
+        .node("Tanh", {"s"}, {"t"})
+        .node("Div", {"t", "n"}, {"q"})
+        .node("LeakyRelu", {"q"}, {"z"}, {Attr::f("alpha", 0.25f)})
+        .output("z", DType::F32)
+        .output("y0", DType::F32);
+    for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+      EXPECT_EQ(compiled_nodes(mixed, options(mode)), 3u) << c.name;
+      EXPECT_EQ(compiled_nodes(mixed, with_level(options(mode), OptimizationLevel::None)), 6u) << c.name;
+    }
+    expect_same_bits_as_unfused(mixed, conv_input(c, true), std::string(c.name) + " chain after BN");
+  }
+}
+
+TEST(GraphPasses, ElementwiseChainNeedsScalarOperandsOfNoHigherRank) {
+  const ConvCase& c = kConvs[1];
+  // A per-channel operand and a scalar of rank 5 (which would widen the output) both stop the chain.
+  ModelBuilder b = conv_model(c, 13);
+  b.initializer("per_channel", Tensor::from(std::vector<float>(static_cast<size_t>(c.out_channels), 2.0f),
+                                            {c.out_channels, 1, 1}))
+      .initializer("wide", Tensor::from(std::vector<float>{2.0f}, {1, 1, 1, 1, 1}))
+      .node("Mul", {"y0", "per_channel"}, {"m"})
+      .node("Add", {"m", "wide"}, {"z"})
+      .output("z", DType::F32);
+  EXPECT_EQ(compiled_nodes(b, {}), 3u);
+  expect_same_bits_as_unfused(b, conv_input(c, false), "unfused");
+}
+
+// Per output of the batch-normalised convolution: the sum of the magnitudes of every term (each scaled
+// product, the scaled bias and mean, beta) and the number of terms, for the accuracy bound.
+struct Magnitudes {
+  std::vector<double> sum;
+  int64_t terms = 0;
+};
+
+Magnitudes magnitudes(const ConvCase& c, const Tensor& x, float epsilon) {
+  const std::vector<float> xs = x.to_vector<float>(), w = conv_weights(c), bias = conv_bias(c);
+  const BatchNormParams p(c);
+  const int64_t out = c.out_size(), group_out = c.out_channels / c.group;
+  Magnitudes r;
+  r.terms = c.group_in() * c.kernel * c.kernel + 3;
+  for (int64_t m = 0; m < c.out_channels; ++m) {
+    const double s = std::fabs(p.scale[m] / std::sqrt(static_cast<double>(p.var[m]) + epsilon));
+    const int64_t grp = m / group_out;
+    for (int64_t oy = 0; oy < out; ++oy) {
+      for (int64_t ox = 0; ox < out; ++ox) {
+        double sum = 0;
+        for (int64_t ci = 0; ci < c.group_in(); ++ci) {
+          for (int64_t ky = 0; ky < c.kernel; ++ky) {
+            for (int64_t kx = 0; kx < c.kernel; ++kx) {
+              const int64_t iy = oy * c.stride - c.pad + ky, ix = ox * c.stride - c.pad + kx;
+              if (iy < 0 || ix < 0 || iy >= c.size || ix >= c.size) continue;
+              const double xv =
+                  xs[static_cast<size_t>(((grp * c.group_in() + ci) * c.size + iy) * c.size + ix)];
+              const double wv =
+                  w[static_cast<size_t>(((m * c.group_in() + ci) * c.kernel + ky) * c.kernel + kx)];
+              sum += std::fabs(xv * wv);
+            }
+          }
+        }
+        const double b = c.bias ? bias[m] : 0.0;
+        r.sum.push_back(s * (sum + std::fabs(b) + std::fabs(p.mean[m])) + std::fabs(p.beta[m]));
+      }
+    }
+  }
+  return r;
+}
+
+TEST(GraphPasses, ConvBatchNormFoldStaysWithinTheSummationBoundAndSkipsExactMode) {
+  constexpr float kEpsilon = 1e-3f;
+  constexpr double kUnitRoundoff = 1.0 / 16777216.0;
+  for (const ConvCase& c : kConvs) {
+    ModelBuilder b = conv_batchnorm_model(c, kEpsilon);
+    EXPECT_EQ(compiled_nodes(b, options(ExecutionMode::Fast)), 1u) << c.name;
+    EXPECT_EQ(compiled_nodes(b, options(ExecutionMode::Exact)), 2u) << c.name;
+    EXPECT_EQ(compiled_nodes(b, with_level(options(ExecutionMode::Fast), OptimizationLevel::Basic)), 2u);
+    const Tensor x = conv_input(c, false);
+    const Magnitudes mag = magnitudes(c, x, kEpsilon);
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        const SessionOptions fast = options(ExecutionMode::Fast, path, threads);
+        const std::vector<float> folded = b.run({{"x", x}}, fast)[0].to_vector<float>();
+        const std::vector<float> plain =
+            b.run({{"x", x}}, with_level(fast, OptimizationLevel::None))[0].to_vector<float>();
+        ASSERT_EQ(folded.size(), mag.sum.size());
+        ASSERT_EQ(plain.size(), mag.sum.size());
+        for (size_t i = 0; i < folded.size(); ++i) {
+          // Each side is within (terms + 2) * u * magnitude of the exact value.
+          const double bound = 2.0 * static_cast<double>(mag.terms + 2) * kUnitRoundoff * mag.sum[i] + 1e-30;
+          ASSERT_LE(std::fabs(static_cast<double>(folded[i]) - plain[i]), bound)
+              << c.name << " " << path << " threads " << threads << " output " << i;
+        }
+        // Exact mode does not fold: the bits of the unfused graph.
+        const SessionOptions exact = options(ExecutionMode::Exact, path, threads);
+        EXPECT_TRUE(same_bytes(b.run({{"x", x}}, exact)[0],
+                               b.run({{"x", x}}, with_level(exact, OptimizationLevel::None))[0]))
+            << c.name << " " << path;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onemodel::test

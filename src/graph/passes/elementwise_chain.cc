@@ -1,0 +1,223 @@
+// elementwise-chain (preserves bits; beyond graph-passes.md, see docs/graph-passes.md): a chain of
+// element-wise nodes over one float32 tensor x (a Conv's output, or element-wise work on one), where each
+// intermediate has one reader and every other operand is x itself or a single-element float32 constant,
+// becomes one node. PaddleOCR's hard-swish Add(x, 3) -> Clip(0, 6) -> Div(6) -> Mul(x) is the case in mind.
+// The node runs the same operators' own kernels in the same order on blocks of kBlock elements that stay in
+// the first-level cache, instead of one pass over memory per operator. Every operator here computes each
+// element on its own, so cutting the tensor into blocks changes no bit.
+#include <algorithm>
+#include <array>
+
+#include "graph/ops/elementwise/common.h"
+#include "graph/passes/graph_pass.h"
+
+namespace onemodel::passes {
+namespace {
+
+constexpr int64_t kBlock = 4096;
+constexpr size_t kMaxOperands = 3;  // Clip: x, min, max
+
+// Operators whose output element i depends on input element i alone.
+constexpr std::string_view kChainOps[] = {"Add",  "Sub",         "Mul",       "Div",       "Relu",
+                                          "Clip", "HardSigmoid", "HardSwish", "LeakyRelu", "Sigmoid",
+                                          "Tanh", "Neg",         "Abs"};
+
+// Where a step's operand comes from: the previous step's block, or input `outer` of the fused node (0 is x).
+struct Operand {
+  bool previous = false;
+  size_t outer = 0;
+};
+
+struct Step {
+  std::unique_ptr<OpKernel> kernel;
+  std::unique_ptr<NodeInfo> info;  // the original node's, for its error messages
+  std::vector<Operand> operands;
+};
+
+class ElementwiseChain final : public OpKernel {
+ public:
+  explicit ElementwiseChain(std::vector<Step> steps) : steps_(std::move(steps)) {
+    supports_exact =
+        std::all_of(steps_.begin(), steps_.end(), [](const Step& s) { return s.kernel->supports_exact; });
+    in_place_input = 0;  // only the last step writes the output, element by element over x's own block
+  }
+
+  // The pass admitted only a float32 x and single-element constants of no higher rank, so every step keeps
+  // x's type and shape.
+  void infer(InferContext& ctx) const override { ctx.set_output(0, DType::F32, ctx.input_shape(0)); }
+
+  void run(const OpRun& run) const override {
+    const float* x = run.inputs[0].as<const float>();
+    float* y = run.outputs[0].as<float>();
+    ops::for_each_chunk(run.threads, run.outputs[0].count(), 2.0, [&](int64_t begin, int64_t end) {
+      alignas(64) std::array<std::array<float, kBlock>, 2> buffers;
+      for (int64_t at = begin; at < end; at += kBlock) {
+        const int64_t count = std::min(kBlock, end - at);
+        run_block(run, x + at, y + at, count, buffers);
+      }
+    });
+  }
+
+ private:
+  static TensorRef block_ref(const float* data, int64_t count) {
+    return TensorRef{DType::F32, Shape{count}, reinterpret_cast<std::byte*>(const_cast<float*>(data))};
+  }
+
+  // Runs every step on one block, alternating between the two buffers; the last step writes the output block,
+  // which is either separate from x or exactly x's block (in place), as a stand-alone operator allows.
+  void run_block(const OpRun& outer, const float* x, float* y, int64_t count,
+                 std::array<std::array<float, kBlock>, 2>& buffers) const {
+    const float* previous = nullptr;
+    std::array<TensorRef, kMaxOperands> inputs{};
+    std::array<TensorRef, 1> outputs{};
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      const Step& step = steps_[s];
+      for (size_t i = 0; i < step.operands.size(); ++i) {
+        const Operand& o = step.operands[i];
+        if (o.previous)
+          inputs[i] = block_ref(previous, count);
+        else if (o.outer == 0)
+          inputs[i] = block_ref(x, count);
+        else  // a single-element constant: a scalar broadcasts over the block
+          inputs[i] = TensorRef{DType::F32, Shape{}, outer.inputs[o.outer].data};
+      }
+      float* target = s + 1 == steps_.size() ? y : buffers[s % 2].data();
+      outputs[0] = block_ref(target, count);
+      OpRun r;
+      r.inputs = std::span<const TensorRef>(inputs.data(), step.operands.size());
+      r.outputs = outputs;
+      r.exact = outer.exact;
+      r.kernels = outer.kernels;
+      // Blocks run on several threads and the arena is not shared safely; with operands that never overlap
+      // the output, these kernels take no scratch.
+      r.scratch = nullptr;
+      r.threads = ThreadContext{1};
+      r.node = step.info.get();
+      step.kernel->run(r);
+      previous = target;
+    }
+  }
+
+  std::vector<Step> steps_;
+};
+
+bool chain_op(const CompiledNode& n) {
+  if (!(n.ir->domain.empty() || n.ir->domain == "ai.onnx") || n.outputs.size() != 1) return false;
+  if (n.inputs.empty() || n.inputs.size() > kMaxOperands) return false;
+  return std::find(std::begin(kChainOps), std::end(kChainOps), n.ir->op_type) != std::end(kChainOps);
+}
+
+// The rank of value v when it is known to be a float32 tensor, else -1: a float32 constant, a Conv's output
+// (its weights' rank), or the output of a BatchNormalization, chain operator or fused chain over such values.
+// `memo` holds -2 for values not asked yet.
+int32_t float_rank(const PassGraph& g, const std::vector<int32_t>& producer, int32_t v,
+                   std::vector<int32_t>& memo) {
+  if (v < 0) return -1;
+  int32_t& known = memo[static_cast<size_t>(v)];
+  if (known != -2) return known;
+  known = -1;
+  if (const TensorRef* c = g.constant(v)) return known = c->dtype == DType::F32 ? c->shape.rank : -1;
+  const int32_t p = producer[static_cast<size_t>(v)];
+  if (p < 0) return -1;
+  const CompiledNode& n = g.nodes()[static_cast<size_t>(p)];
+  const std::string& type = n.ir->op_type;
+  if (type == "Conv") {
+    const TensorRef* w = n.inputs.size() >= 2 ? g.constant(n.inputs[1]) : nullptr;
+    return known = w && w->dtype == DType::F32 ? w->shape.rank : -1;
+  }
+  if (type == "BatchNormalization" || dynamic_cast<const ElementwiseChain*>(n.kernel.get()))
+    return known = float_rank(g, producer, n.inputs[0], memo);  // a fused chain keeps its x's shape
+  if (!chain_op(n)) return -1;
+  if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div") {
+    if (n.inputs.size() != 2) return -1;
+    const int32_t a = float_rank(g, producer, n.inputs[0], memo),
+                  b = float_rank(g, producer, n.inputs[1], memo);
+    return known = a >= 0 && b >= 0 ? std::max(a, b) : -1;
+  }
+  return known = float_rank(g, producer, n.inputs[0], memo);  // a one-input operator (Clip's bounds aside)
+}
+
+// Maps the operands of node n onto the chain; false when one is neither x, the previous value, nor a
+// single-element float32 constant of rank at most x's.
+bool map_operands(PassGraph& g, const CompiledNode& n, int32_t x, int32_t previous, int32_t x_rank,
+                  std::vector<int32_t>& outer, std::vector<Operand>& operands) {
+  bool read_previous = previous < 0;
+  for (int32_t v : n.inputs) {
+    Operand o;
+    if (v >= 0 && v == previous && !read_previous) {
+      o.previous = true;
+      read_previous = true;
+    } else if (v == x) {
+      o.outer = 0;
+    } else {
+      const TensorRef* c = g.constant(v);
+      if (!c || c->dtype != DType::F32 || c->count() != 1 || c->shape.rank > x_rank) return false;
+      o.outer = outer.size();
+      outer.push_back(v);
+    }
+    operands.push_back(o);
+  }
+  return read_previous;
+}
+
+// Fuses the longest chain starting at node `head`; returns whether it did.
+bool fuse_from(PassGraph& g, size_t head) {
+  const CompiledNode& first = g.nodes()[head];
+  if (!chain_op(first)) return false;
+  // x is the head's first operand that is not a constant.
+  const auto x_at = std::find_if(first.inputs.begin(), first.inputs.end(),
+                                 [&](int32_t v) { return v >= 0 && !g.constant(v); });
+  if (x_at == first.inputs.end()) return false;
+  const int32_t x = *x_at;
+  std::vector<int32_t> producer(g.values().size(), -1), memo(g.values().size(), -2);
+  for (size_t n = 0; n < head; ++n) {
+    for (int32_t o : g.nodes()[n].outputs) {
+      if (o >= 0) producer[static_cast<size_t>(o)] = static_cast<int32_t>(n);
+    }
+  }
+  const int32_t x_rank = float_rank(g, producer, x, memo);
+  if (x_rank < 0) return false;
+  std::vector<int32_t> outer = {x};
+  std::vector<std::vector<Operand>> operands(1);
+  if (!map_operands(g, first, x, -1, x_rank, outer, operands[0])) return false;
+  std::vector<size_t> members = {head};
+  for (;;) {
+    const int32_t value = g.nodes()[members.back()].outputs[0];
+    const int32_t reader = g.only_reader(value);
+    if (reader < 0 || !chain_op(g.nodes()[static_cast<size_t>(reader)])) break;
+    std::vector<int32_t> more = outer;
+    std::vector<Operand> ops;
+    if (!map_operands(g, g.nodes()[static_cast<size_t>(reader)], x, value, x_rank, more, ops)) break;
+    outer = std::move(more);
+    operands.push_back(std::move(ops));
+    members.push_back(static_cast<size_t>(reader));
+  }
+  if (members.size() < 2) return false;
+
+  // The fused node takes the last member's place (its readers follow it) and names the head in errors.
+  const CompiledNode& head_node = g.nodes()[head];
+  const ir::Node* head_ir = head_node.ir;
+  auto fused_info = std::make_unique<NodeInfo>(*head_ir, head_node.info->graph());
+  std::vector<Step> steps;
+  for (size_t i = 0; i < members.size(); ++i) {
+    CompiledNode& n = g.nodes()[members[i]];
+    steps.push_back(Step{std::move(n.kernel), std::move(n.info), std::move(operands[i])});
+  }
+  CompiledNode& last = g.nodes()[members.back()];
+  last.kernel = std::make_unique<ElementwiseChain>(std::move(steps));
+  last.info = std::move(fused_info);
+  last.ir = head_ir;
+  last.inputs = outer;
+  for (size_t i = members.size() - 1; i-- > 0;) {
+    g.nodes().erase(g.nodes().begin() + static_cast<std::ptrdiff_t>(members[i]));
+  }
+  return true;
+}
+
+}  // namespace
+
+void elementwise_chain(PassGraph& g) {
+  for (size_t n = 0; n < g.nodes().size(); ++n) fuse_from(g, n);
+}
+
+}  // namespace onemodel::passes
