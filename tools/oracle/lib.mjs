@@ -92,7 +92,7 @@ export function makeRng(seed) {
 export const FLOAT_TYPES = ['float32', 'float64', 'float16', 'bfloat16'];
 export const INT_TYPES = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'];
 
-const ARRAYS = {
+export const ARRAYS = {
   float32: Float32Array,
   float64: Float64Array,
   float16: Uint16Array,

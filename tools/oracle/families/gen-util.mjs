@@ -2,23 +2,11 @@
 // typed arrays per element type, row-major index arithmetic and the case-spec builder.
 // Only rng.float() (uniform in [0, 1)) is used, so the generators depend on nothing else of the rng.
 
-export const FLOAT_TYPES = ['float32', 'float64', 'float16', 'bfloat16'];
-const BIGINT_TYPES = ['int64', 'uint64'];
-const ARRAYS = {
-  float32: Float32Array,
-  float64: Float64Array,
-  float16: Uint16Array,
-  bfloat16: Uint16Array,
-  int8: Int8Array,
-  uint8: Uint8Array,
-  bool: Uint8Array,
-  int16: Int16Array,
-  uint16: Uint16Array,
-  int32: Int32Array,
-  uint32: Uint32Array,
-  int64: BigInt64Array,
-  uint64: BigUint64Array,
-};
+import { ARRAYS, FLOAT_TYPES, isBig, isFloat } from '../lib.mjs';
+
+export { FLOAT_TYPES, isFloat };
+
+// Number-valued ranges (64-bit types kept within 2^53 so the generators can do plain arithmetic on them).
 const INT_RANGES = {
   int8: [-128, 127],
   uint8: [0, 255],
@@ -31,7 +19,6 @@ const INT_RANGES = {
   uint64: [0, 2 ** 53],
 };
 
-export const isFloat = (type) => FLOAT_TYPES.includes(type);
 export const intRange = (type) => INT_RANGES[type];
 
 // Inclusive integer in [lo, hi].
@@ -118,7 +105,7 @@ export function fromFloat16Bits(h) {
 export function typed(type, values) {
   const Array_ = ARRAYS[type];
   if (!Array_) throw new Error(`gen-util: unknown element type ${type}`);
-  if (BIGINT_TYPES.includes(type)) return Array_.from(values, (v) => BigInt(v));
+  if (isBig(type)) return Array_.from(values, (v) => BigInt(v));
   if (type === 'float16') return Uint16Array.from(values, toFloat16Bits);
   if (type === 'bfloat16') return Uint16Array.from(values, toBfloat16Bits);
   if (type === 'bool') return Uint8Array.from(values, (v) => (v ? 1 : 0));
