@@ -94,31 +94,20 @@ struct AverageWindows {
   }
 };
 
-class AveragePool final : public OpKernel {
+class AveragePool final : public FloatWindowPool {
  public:
   AveragePool(const NodeInfo& node, bool count_pad)
-      : attributes_(node, node.opset() >= 19), count_pad_(count_pad) {
+      : FloatWindowPool(PoolAttributes(node, node.opset() >= 19)), count_pad_(count_pad) {
     supports_exact = true;
   }
 
-  void infer(InferContext& ctx) const override {
-    if (ctx.input_dtype(0) != DType::F32) unsupported_type(ctx, ctx.input_dtype(0));
-    ctx.set_output(0, DType::F32, attributes_.output_shape(ctx, ctx.input_shape(0)));
-  }
-
   void run(const OpRun& run) const override {
-    const PoolGeometry g = attributes_.geometry(run.inputs[0].shape);
-    const float* in = run.inputs[0].as<const float>();
-    float* out = run.outputs[0].as<float>();
-    const int64_t in_plane = g.in_plane(), out_plane = g.out_plane();
-    if (out_plane == 0) return;
-    for_each_plane(run.threads, g, 0.5, [&](int64_t p) {
-      walk_plane(g, AverageWindows{g, in + p * in_plane, out + p * out_plane, count_pad_}, true);
+    run_planes(run, 0.5, true, [&](const PoolGeometry& g, const float* in, float* out) {
+      return AverageWindows{g, in, out, count_pad_};
     });
   }
 
  private:
-  PoolAttributes attributes_;
   bool count_pad_;
 };
 

@@ -53,28 +53,18 @@ struct LpWindows {
   }
 };
 
-class LpPool final : public OpKernel {
+class LpPool final : public FloatWindowPool {
  public:
-  LpPool(const NodeInfo& node, int64_t p) : attributes_(node, node.opset() >= 18), norm_{p} {}
-
-  void infer(InferContext& ctx) const override {
-    if (ctx.input_dtype(0) != DType::F32) unsupported_type(ctx, ctx.input_dtype(0));
-    ctx.set_output(0, DType::F32, attributes_.output_shape(ctx, ctx.input_shape(0)));
-  }
+  LpPool(const NodeInfo& node, int64_t p)
+      : FloatWindowPool(PoolAttributes(node, node.opset() >= 18)), norm_{p} {}
 
   void run(const OpRun& run) const override {
-    const PoolGeometry g = attributes_.geometry(run.inputs[0].shape);
-    const float* in = run.inputs[0].as<const float>();
-    float* out = run.outputs[0].as<float>();
-    const int64_t in_plane = g.in_plane(), out_plane = g.out_plane();
-    if (out_plane == 0) return;
-    for_each_plane(run.threads, g, 2.0, [&](int64_t p) {
-      walk_plane(g, LpWindows{g, in + p * in_plane, out + p * out_plane, norm_}, false);
+    run_planes(run, 2.0, false, [&](const PoolGeometry& g, const float* in, float* out) {
+      return LpWindows{g, in, out, norm_};
     });
   }
 
  private:
-  PoolAttributes attributes_;
   LpNorm norm_;
 };
 

@@ -109,6 +109,11 @@ PoolGeometry PoolAttributes::geometry(const Shape& in) const {
   return g;
 }
 
+void FloatWindowPool::infer(InferContext& ctx) const {
+  if (ctx.input_dtype(0) != DType::F32) unsupported_type(ctx, ctx.input_dtype(0));
+  ctx.set_output(0, DType::F32, attributes_.output_shape(ctx, ctx.input_shape(0)));
+}
+
 void infer_global_pool(InferContext& ctx) {
   if (ctx.input_dtype(0) != DType::F32) unsupported_type(ctx, ctx.input_dtype(0));
   const Shape& in = ctx.input_shape(0);

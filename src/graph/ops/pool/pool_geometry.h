@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "graph/op.h"
 
@@ -116,6 +117,30 @@ void for_each_plane(const ThreadContext& threads, const PoolGeometry& g, double 
   };
   parallel_for(threads, chunks, chunk, ns_per_tap * plane_work * static_cast<double>(g.planes));
 }
+
+// A float32 pooling operator with windows (AveragePool, LpPool): the output shape comes from its attributes,
+// and each plane is walked with the window functor make(geometry, input plane, output plane) returns.
+class FloatWindowPool : public OpKernel {
+ public:
+  explicit FloatWindowPool(PoolAttributes attributes) : attributes_(std::move(attributes)) {}
+
+  void infer(InferContext& ctx) const override;
+
+ protected:
+  template <class MakeWindows>
+  void run_planes(const OpRun& run, double ns_per_tap, bool rows, const MakeWindows& make) const {
+    const PoolGeometry g = attributes_.geometry(run.inputs[0].shape);
+    const float* in = run.inputs[0].as<const float>();
+    float* out = run.outputs[0].as<float>();
+    const int64_t in_plane = g.in_plane(), out_plane = g.out_plane();
+    if (out_plane == 0) return;
+    for_each_plane(run.threads, g, ns_per_tap,
+                   [&](int64_t p) { walk_plane(g, make(g, in + p * in_plane, out + p * out_plane), rows); });
+  }
+
+ private:
+  PoolAttributes attributes_;
+};
 
 // Infer of the global pools: [N, C, 1, ...] of the input's rank (at least 2), float32 only.
 void infer_global_pool(InferContext& ctx);
