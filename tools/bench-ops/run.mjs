@@ -6,18 +6,12 @@
 // times include the binding's per-call overhead (input wrapping, output allocation).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, existsSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import ort from 'onnxruntime-node';
+import { cacheRoot, generatedTensor, medianOrtMs, option } from '../bench/common.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const cli = option('--cli', 'build/native/onemodel');
 const seconds = Number(option('--seconds', '2'));
-const cache = path.join(process.env.ONEMODEL_CACHE ?? path.join(os.homedir(), '.cache', 'onemodel'), 'bench-ops');
+const cache = path.join(cacheRoot, 'bench-ops');
 mkdirSync(cache, { recursive: true });
 if (!existsSync(path.join(cache, 'gather-128-of-30522x768.onnx'))) {
   execFileSync('/usr/bin/python3', ['tools/bench-ops/make_models.py', cache], { stdio: 'inherit' });
@@ -33,36 +27,15 @@ const cases = [
   'gather-128-of-30522x768',
 ];
 
-// docs/cli.md generated inputs; symbolic extents are 1 (these models have none).
-function generated(meta) {
-  const dims = meta.shape;
-  const count = dims.reduce((a, b) => a * b, 1);
-  if (meta.type === 'int64') {
-    return new ort.Tensor('int64', BigInt64Array.from({ length: count }, (_, i) => BigInt((i * 7919 + 13) % 10)), dims);
-  }
-  const data = Float32Array.from({ length: count }, (_, i) => Math.fround((((i * 7919 + 13) % 2001) - 1000) / 1000));
-  return new ort.Tensor('float32', data, dims);
-}
-
-async function timeOrt(file) {
-  const session = await ort.InferenceSession.create(file, {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-  });
-  const feeds = Object.fromEntries(session.inputNames.map((name, i) => [name, generated(session.inputMetadata[i])]));
-  for (let i = 0; i < 5; ++i) await session.run(feeds);
-  const times = [];
-  const end = performance.now() + seconds * 1000;
-  while (performance.now() < end || times.length < 5) {
-    const t0 = performance.now();
-    await session.run(feeds);
-    times.push(performance.now() - t0);
-  }
-  await session.release();
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1];
-}
+const timeOrt = (file) =>
+  medianOrtMs(file, seconds, (session) =>
+    Object.fromEntries(
+      session.inputNames.map((name, i) => {
+        const meta = session.inputMetadata[i];
+        return [name, generatedTensor(meta.type, meta.shape)];
+      }),
+    ),
+  );
 
 function timeOnemodel(file) {
   const out = execFileSync(cli, ['bench', file, '--threads', '1', '--seconds', String(seconds)]).toString();

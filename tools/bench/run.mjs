@@ -14,19 +14,15 @@ import os from 'node:os';
 import path from 'node:path';
 import ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
+import { cacheRoot, option } from './common.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const models = option('--models', 'det,cls,melspectrogram,wake-embedding').split(',');
 const threadCounts = option('--threads', '1,2').split(',').map(Number);
 const reps = Number(option('--reps', '3'));
 const seconds = Number(option('--seconds', '1'));
 const cli = option('--cli', 'build/native/onemodel');
 const wasmCli = ['npm/bin/onemodel.mjs'];
-const cache = process.env.ONEMODEL_CACHE ?? path.join(os.homedir(), '.cache', 'onemodel');
+const cache = cacheRoot;
 
 // --- .npy files (the recorded inputs and references; float32 and int64, C order)
 function readNpy(file) {

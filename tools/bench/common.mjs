@@ -1,0 +1,46 @@
+// Pieces the benchmark scripts share: flags, the cache directory, the CLI's generated inputs (docs/cli.md) and the
+// timing of one ONNX Runtime session at one thread.
+import os from 'node:os';
+import path from 'node:path';
+import ort from 'onnxruntime-node';
+
+// `--name value` from the command line, or the fallback.
+export function option(name, fallback) {
+  const args = process.argv.slice(2);
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+}
+
+export const cacheRoot = process.env.ONEMODEL_CACHE ?? path.join(os.homedir(), '.cache', 'onemodel');
+
+// docs/cli.md generated inputs, so both engines see the same numbers; symbolic extents are 1.
+export function generatedTensor(type, dims) {
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (type === 'int64') {
+    return new ort.Tensor('int64', BigInt64Array.from({ length: count }, (_, i) => BigInt((i * 7919 + 13) % 10)), dims);
+  }
+  const data = Float32Array.from({ length: count }, (_, i) => Math.fround((((i * 7919 + 13) % 2001) - 1000) / 1000));
+  return new ort.Tensor('float32', data, dims);
+}
+
+// Median milliseconds of onnxruntime-node at one thread over `seconds` of back-to-back runs (at least five), after
+// five warm-up runs. `feedsFor(session)` builds the inputs.
+export async function medianOrtMs(file, seconds, feedsFor) {
+  const session = await ort.InferenceSession.create(file, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  const feeds = feedsFor(session);
+  for (let i = 0; i < 5; ++i) await session.run(feeds);
+  const times = [];
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end || times.length < 5) {
+    const t0 = performance.now();
+    await session.run(feeds);
+    times.push(performance.now() - t0);
+  }
+  await session.release();
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1];
+}
