@@ -56,15 +56,7 @@ struct AverageWindows {
   void at(int64_t od, int64_t oh, int64_t ow) const {
     const PoolAxis &d = g.axes[0], &h = g.axes[1], &x = g.axes[2];
     const TapRange rd = d.inside(od), rh = h.inside(oh), rw = x.inside(ow);
-    float sum = 0.0f;
-    for (int64_t kd = rd.lo; kd < rd.hi; ++kd) {
-      const int64_t id = d.start(od) + kd * d.dilation;
-      for (int64_t kh = rh.lo; kh < rh.hi; ++kh) {
-        const int64_t ih = h.start(oh) + kh * h.dilation;
-        const float* row = in + (id * h.in + ih) * x.in + x.start(ow);
-        for (int64_t kw = rw.lo; kw < rw.hi; ++kw) sum = sum + row[kw * x.dilation];
-      }
-    }
+    const float sum = window_sum(g, in, od, oh, ow, [](float v) { return v; });
     // In double, exact below 2^53: huge windows over padding may count beyond int64.
     const double count = count_pad ? static_cast<double>(d.padded_count(od)) *
                                          static_cast<double>(h.padded_count(oh)) *

@@ -35,18 +35,8 @@ struct LpWindows {
   LpNorm norm;
 
   void at(int64_t od, int64_t oh, int64_t ow) const {
-    const PoolAxis &d = g.axes[0], &h = g.axes[1], &x = g.axes[2];
-    const TapRange rd = d.inside(od), rh = h.inside(oh), rw = x.inside(ow);
-    float sum = 0.0f;
-    for (int64_t kd = rd.lo; kd < rd.hi; ++kd) {
-      const int64_t id = d.start(od) + kd * d.dilation;
-      for (int64_t kh = rh.lo; kh < rh.hi; ++kh) {
-        const int64_t ih = h.start(oh) + kh * h.dilation;
-        const float* row = in + (id * h.in + ih) * x.in + x.start(ow);
-        for (int64_t kw = rw.lo; kw < rw.hi; ++kw) sum = sum + norm.term(row[kw * x.dilation]);
-      }
-    }
-    out[(od * h.out + oh) * x.out + ow] = canonicalize(norm.root(sum));
+    const float sum = window_sum(g, in, od, oh, ow, [this](float v) { return norm.term(v); });
+    out[(od * g.axes[1].out + oh) * g.axes[2].out + ow] = canonicalize(norm.root(sum));
   }
   void row(int64_t od, int64_t oh, int64_t begin, int64_t end) const {
     for (int64_t ow = begin; ow < end; ++ow) at(od, oh, ow);

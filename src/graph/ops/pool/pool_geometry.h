@@ -118,6 +118,25 @@ void for_each_plane(const ThreadContext& threads, const PoolGeometry& g, double 
   parallel_for(threads, chunks, chunk, ns_per_tap * plane_work * static_cast<double>(g.planes));
 }
 
+// The sum from +0 of term(v) over the taps of window (od, oh, ow) that lie inside the input plane `in`, in
+// depth, height, width order (ops-conv.md "Pooling").
+template <class Term>
+float window_sum(const PoolGeometry& g, const float* in, int64_t od, int64_t oh, int64_t ow,
+                 const Term& term) {
+  const PoolAxis &d = g.axes[0], &h = g.axes[1], &x = g.axes[2];
+  const TapRange rd = d.inside(od), rh = h.inside(oh), rw = x.inside(ow);
+  float sum = 0.0f;
+  for (int64_t kd = rd.lo; kd < rd.hi; ++kd) {
+    const int64_t id = d.start(od) + kd * d.dilation;
+    for (int64_t kh = rh.lo; kh < rh.hi; ++kh) {
+      const int64_t ih = h.start(oh) + kh * h.dilation;
+      const float* row = in + (id * h.in + ih) * x.in + x.start(ow);
+      for (int64_t kw = rw.lo; kw < rw.hi; ++kw) sum = sum + term(row[kw * x.dilation]);
+    }
+  }
+  return sum;
+}
+
 // A float32 pooling operator with windows (AveragePool, LpPool): the output shape comes from its attributes,
 // and each plane is walked with the window functor make(geometry, input plane, output plane) returns.
 class FloatWindowPool : public OpKernel {
