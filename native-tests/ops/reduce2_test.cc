@@ -371,11 +371,27 @@ TEST(ReduceOps, AxesComputedAtRunTime) {
             SessionError::Kind::InvalidInput);
 }
 
+// float64 ReduceLogSum/ReduceLogSumExp use the platform's exp and log: served in fast mode, refused in exact
+// mode (ops-coverage.md).
+TEST(ReduceOps, Float64LogReductionsAreFastOnly) {
+  const std::vector<double> x = {1.0, 2.0, -1.5, 1000.0, 1000.0, 999.0};
+  const auto lse =
+      reduce<double>("ReduceLogSumExp", 18, {2, 3}, x, std::vector<int64_t>{1}, 0).to_vector<double>();
+  ASSERT_EQ(lse.size(), 2u);
+  EXPECT_NEAR(lse[0], std::log(std::exp(1.0) + std::exp(2.0) + std::exp(-1.5)), 1e-14);
+  EXPECT_NEAR(lse[1], 1000.0 + std::log(2.0 + std::exp(-1.0)), 1e-12);  // shifted by the maximum: no overflow
+  const auto ls = reduce<double>("ReduceLogSum", 13, {2}, {2.0, 3.0}, std::nullopt, 0).to_vector<double>();
+  EXPECT_EQ(ls, (std::vector<double>{std::log(5.0)}));
+  for (const char* op : {"ReduceLogSum", "ReduceLogSumExp"}) {
+    EXPECT_EQ(error_kind([op] {
+                reduce<double>(op, 18, {2}, {1.0, 2.0}, std::nullopt, 1, 0, options(ExecutionMode::Exact));
+              }),
+              SessionError::Kind::ExactModeUnavailable)
+        << op;
+  }
+}
+
 TEST(ReduceOps, UnservedTypesAreUnsupported) {
-  EXPECT_EQ(error_kind([] {
-              reduce<double>("ReduceLogSumExp", 18, {2}, {1.0, 2.0}, std::nullopt);
-            }),
-            SessionError::Kind::Unsupported);
   EXPECT_EQ(error_kind([] {
               reduce<int32_t>("ReduceL2", 18, {2}, {1, 2}, std::nullopt);
             }),

@@ -41,10 +41,11 @@ KindInfo info(Kind k) {
       return {"ReduceL2", 18, false, true};
     case Kind::SumSquare:
       return {"ReduceSumSquare", 18, true, true};
+    // float64 with the platform's exp and log: fast mode only (ops-coverage.md).
     case Kind::LogSum:
-      return {"ReduceLogSum", 18, false, false};
+      return {"ReduceLogSum", 18, false, true};
     case Kind::LogSumExp:
-      return {"ReduceLogSumExp", 18, false, false};
+      return {"ReduceLogSumExp", 18, false, true};
   }
   return {};
 }
@@ -131,8 +132,8 @@ void reduce_typed(Kind k, const OpRun& run, const T* x, T* y, const ReduceGeomet
       reduce<Fold::Sum16>(x, y, g, run, value);
       break;
     case Kind::LogSumExp:
+      // m = the maximum (NaN when any element is), then m + log(sequential sum of exp(x - m)).
       if constexpr (std::is_same_v<T, float>) {
-        // m = the maximum (NaN when any element is), then m + log(sequential sum of exp(x - m)).
         float* m = run.scratch->allocate_array<float>(static_cast<size_t>(g.outputs));
         reduce<Fold::MaxNaN>(x, m, g, run, value);
         reduce<Fold::Add>(x, y, g, run,
@@ -140,6 +141,11 @@ void reduce_typed(Kind k, const OpRun& run, const T* x, T* y, const ReduceGeomet
         for (int64_t o = 0; o < g.outputs; ++o) {
           y[o] = std::isinf(m[o]) ? m[o] : m[o] + exact_unary(run, UnaryFn::Log, y[o]);
         }
+      } else if constexpr (std::is_same_v<T, double>) {
+        double* m = run.scratch->allocate_array<double>(static_cast<size_t>(g.outputs));
+        reduce<Fold::MaxNaN>(x, m, g, run, value);
+        reduce<Fold::Add>(x, y, g, run, [&](double v, int64_t o) { return std::exp(v - m[o]); });
+        for (int64_t o = 0; o < g.outputs; ++o) y[o] = std::isinf(m[o]) ? m[o] : m[o] + std::log(y[o]);
       }
       break;
   }
@@ -155,6 +161,8 @@ void reduce_typed(Kind k, const OpRun& run, const T* x, T* y, const ReduceGeomet
     case Kind::LogSum:
       if constexpr (std::is_same_v<T, float>) {
         run.kernels->unary(UnaryFn::Log, true, y, y, static_cast<size_t>(g.outputs));
+      } else if constexpr (std::is_same_v<T, double>) {
+        for (int64_t o = 0; o < g.outputs; ++o) y[o] = std::log(y[o]);
       }
       break;
     default:
@@ -184,6 +192,14 @@ class Reduce final : public OpKernel {
     if (!(t == DType::F32 || (t == DType::F64 && k.float64) || (integer && k.integers))) {
       ctx.node().unsupported(std::string(k.name) + ": element type " + std::string(dtype_name(t)) +
                              " is not supported");
+    }
+    if (t == DType::F64 && (kind_ == Kind::LogSum || kind_ == Kind::LogSumExp) && ctx.exact()) {
+      const std::string op = std::string(k.name) + " (opset " + std::to_string(ctx.node().opset()) + ")";
+      throw SessionError(
+          SessionError::Kind::ExactModeUnavailable,
+          "Exact mode is not available: float64 ReduceLogSum and ReduceLogSumExp have no exact "
+          "kernel (they use the platform's exp and log). Use ExecutionMode::Fast.",
+          ctx.node().display_name(), {op});
     }
     std::vector<int64_t> axes = attribute_axes_;
     if (axes_from_input_) {
