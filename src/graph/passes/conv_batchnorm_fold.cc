@@ -55,7 +55,8 @@ bool fold(PassGraph& g, size_t conv, size_t bn) {
     const double b0 = bias ? static_cast<double>(bias[m]) : 0.0;
     dst_b[m] = static_cast<float>((b0 - static_cast<double>(mean[m])) * s + static_cast<double>(beta[m]));
   }
-  const std::string& base = g.values()[static_cast<size_t>(b.outputs[0])].name;
+  // A copy: add_constant grows the value list, which would leave a reference dangling.
+  const std::string base = g.values()[static_cast<size_t>(b.outputs[0])].name;
   const int32_t w_id = g.add_constant(base + "/folded_W", std::move(new_w));
   const int32_t b_id = g.add_constant(base + "/folded_B", std::move(new_b));
   c.inputs = {c.inputs[0], w_id, b_id};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "graph/ops/elementwise/common.h"
@@ -13,12 +14,16 @@ namespace {
 // When `out` overlaps `in` in memory but is not exactly the same elements (an in-place output over a smaller,
 // broadcast input), returns a scratch copy of `in`'s data so that writing `out` cannot clobber values still
 // to be read; otherwise returns in.data.
-const std::byte* unaliased(const TensorRef& in, const TensorRef& out, Arena& scratch) {
+// `scratch` may be null when the caller guarantees its operands never partly overlap the output (the fused
+// element-wise chain); a partial overlap then is a programming error, caught here rather than by a crash.
+const std::byte* unaliased(const TensorRef& in, const TensorRef& out, Arena* scratch) {
   const size_t in_bytes = in.bytes(), out_bytes = out.bytes();
   const auto in_at = reinterpret_cast<uintptr_t>(in.data), out_at = reinterpret_cast<uintptr_t>(out.data);
   const bool overlap = in_at < out_at + out_bytes && out_at < in_at + in_bytes;
   if (!overlap || (in_at == out_at && in_bytes == out_bytes)) return in.data;
-  void* copy = scratch.allocate(in_bytes);
+  if (scratch == nullptr)
+    throw std::logic_error("element-wise operand partly overlaps its output without scratch");
+  void* copy = scratch->allocate(in_bytes);
   std::memcpy(copy, in.data, in_bytes);
   return static_cast<const std::byte*>(copy);
 }
@@ -115,8 +120,8 @@ void walk_binary(const OpRun& run, double ns_per_element, const Choose& choose) 
   const Shape* shapes[] = {&ta.shape, &tb.shape};
   const BroadcastLoop loop(ty.shape, shapes);
   if (loop.count() == 0) return;
-  const std::byte* a = unaliased(ta, ty, *run.scratch);
-  const std::byte* b = unaliased(tb, ty, *run.scratch);
+  const std::byte* a = unaliased(ta, ty, run.scratch);
+  const std::byte* b = unaliased(tb, ty, run.scratch);
   const int64_t size_a = static_cast<int64_t>(dtype_size(ta.dtype));
   const int64_t size_b = static_cast<int64_t>(dtype_size(tb.dtype));
   const int64_t size_y = static_cast<int64_t>(dtype_size(ty.dtype));
