@@ -35,8 +35,13 @@ struct Dim {
   bool fixed() const { return value >= 0; }
 };
 
+// What a graph input or output carries. Sequences and optionals travel as packed U8 tensors
+// (onemodel/packed.h, graph-runtime.md §8).
+enum class ValueKind { Tensor, Sequence, Optional };
+
 struct TensorInfo {
   std::string name;
+  ValueKind kind = ValueKind::Tensor;
   DType dtype = DType::F32;
   bool has_shape = false;  // false: rank unknown
   std::vector<Dim> dims;

@@ -86,8 +86,20 @@ export function valueInfo(name, type, dims) {
   return new Writer().string(1, name).message(2, new Writer().message(1, tensorType));
 }
 
+// A sequence of `type` tensors (TypeProto.sequence_type), or an optional of a tensor or of such a sequence
+// (TypeProto.optional_type), for graph inputs and outputs.
+const tensorTypeProto = (type) => new Writer().message(1, new Writer().int(1, ELEMENT_TYPES[type]));
+const sequenceTypeProto = (type) => new Writer().message(4, new Writer().message(1, tensorTypeProto(type)));
+export function sequenceInfo(name, type) {
+  return new Writer().string(1, name).message(2, sequenceTypeProto(type));
+}
+export function optionalInfo(name, type, { sequence = false } = {}) {
+  const inner = sequence ? sequenceTypeProto(type) : tensorTypeProto(type);
+  return new Writer().string(1, name).message(2, new Writer().message(9, new Writer().message(1, inner)));
+}
+
 // attributes: { name: number (int) | {float: x} | number[] (ints) | string | {floats: x[]} | {strings: s[]} |
-//   {tensor: tensor(...)} }.
+//   {tensor: tensor(...)} | {graph: graph(...)} }.
 export function node(opType, inputs, outputs, attributes = {}, name = '') {
   const w = new Writer();
   for (const i of inputs) w.string(1, i);
@@ -108,21 +120,28 @@ export function node(opType, inputs, outputs, attributes = {}, name = '') {
       for (const v of value.strings) a.string(9, v);
       a.int(20, 8); // strings, STRINGS
     } else if (value.tensor) a.message(5, value.tensor).int(20, 4); // t, TENSOR
+    else if (value.graph) a.message(6, value.graph).int(20, 5); // g, GRAPH
     else a.float(2, value.float).int(20, 1); // f, FLOAT
     w.message(5, a);
   }
   return w;
 }
 
+// A GraphProto: the main graph of a model, or a subgraph for a graph attribute.
+export function graph({ nodes, inputs, outputs, initializers = [], name = 'test' }) {
+  const g = new Writer();
+  for (const n of nodes) g.message(1, n);
+  g.string(2, name);
+  for (const t of initializers) g.message(5, t);
+  for (const i of inputs) g.message(11, i);
+  for (const o of outputs) g.message(12, o);
+  return g;
+}
+
 export function modelBytes({ opset = 17, irVersion = 8, nodes, inputs, outputs, initializers = [], name = 'test' }) {
-  const graph = new Writer();
-  for (const n of nodes) graph.message(1, n);
-  graph.string(2, name);
-  for (const t of initializers) graph.message(5, t);
-  for (const i of inputs) graph.message(11, i);
-  for (const o of outputs) graph.message(12, o);
+  const main = graph({ nodes, inputs, outputs, initializers, name });
   const model = new Writer().int(1, irVersion); // ir_version
   model.message(8, new Writer().string(1, '').int(2, opset)); // opset_import
-  model.message(7, graph);
+  model.message(7, main);
   return new Uint8Array(model.bytes);
 }

@@ -47,6 +47,8 @@ class Attr {
     return Attr(name, 8, p);
   }
   static Attr tensor(std::string_view name, const Tensor& t);
+  // A graph attribute (If's branches, Loop's and Scan's body): ModelBuilder::graph() of the body.
+  static Attr graph(std::string_view name, const Proto& g) { return Attr(name, 5, Proto().msg(6, g)); }
 
   Proto proto() const {
     return Proto().bytes(1, name_).append(value_).varint(20, static_cast<uint64_t>(type_));
@@ -87,6 +89,15 @@ class ModelBuilder {
     outputs_.msg(12, value_info(name, dtype, nullptr));
     return *this;
   }
+  // A graph input or output of a hand-made TypeProto (sequences, optionals); an empty one declares no type.
+  ModelBuilder& typed_input(std::string_view name, const Proto& type) {
+    graph_.msg(11, Proto().bytes(1, name).msg(2, type));
+    return *this;
+  }
+  ModelBuilder& typed_output(std::string_view name, const Proto& type) {
+    outputs_.msg(12, Proto().bytes(1, name).msg(2, type));
+    return *this;
+  }
   ModelBuilder& initializer(std::string_view name, const Tensor& t) {
     graph_.msg(5, tensor_proto(name, t));
     return *this;
@@ -105,10 +116,12 @@ class ModelBuilder {
     return *this;
   }
 
-  std::vector<std::byte> bytes() const {
-    Proto graph = Proto().bytes(2, "g").append(graph_).append(outputs_);
-    return onnxb::model(graph, 8, opset_).data();
+  // The GraphProto alone, e.g. as the body of a graph attribute.
+  Proto graph(std::string_view name = "g") const {
+    return Proto().bytes(2, name).append(graph_).append(outputs_);
   }
+
+  std::vector<std::byte> bytes() const { return onnxb::model(graph(), 8, opset_).data(); }
 
   Session session(const SessionOptions& options = {}) const {
     const std::vector<std::byte> b = bytes();

@@ -271,6 +271,9 @@ TEST(Oracle, Norms) {
 TEST(Oracle, Recurrent) {
   EXPECT_GE(check_family("recurrent"), 140u);
 }
+TEST(Oracle, Control) {
+  EXPECT_GE(check_family("control"), 80u);
+}
 
 }  // namespace
 }  // namespace onemodel::test

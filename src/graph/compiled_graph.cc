@@ -11,6 +11,11 @@ namespace {
 TensorInfo describe(const ir::Value& v) {
   TensorInfo t;
   t.name = v.name;
+  if (v.type.kind == ir::Type::Kind::Sequence || v.type.kind == ir::Type::Kind::Optional) {
+    t.kind = v.type.kind == ir::Type::Kind::Sequence ? ValueKind::Sequence : ValueKind::Optional;
+    t.dtype = DType::U8;  // packed (graph-runtime.md §8), no declared shape
+    return t;
+  }
   if (is_stored_dtype(v.type.elem_type)) t.dtype = static_cast<DType>(v.type.elem_type);
   t.has_shape = v.type.has_shape;
   for (const ir::Dim& d : v.type.dims) t.dims.push_back(Dim{d.value, d.param});
@@ -21,6 +26,17 @@ std::string join(const std::vector<std::string>& items) {
   std::string s;
   for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
   return s;
+}
+
+// The graphs held by a node's attributes (If's branches, Loop's and Scan's bodies).
+template <class Fn>
+void for_each_subgraph(const ir::Node& node, Fn&& fn) {
+  for (const ir::Attribute& a : node.attributes) {
+    if (a.g) fn(*a.g);
+    for (const auto& g : a.graphs) {
+      if (g) fn(*g);
+    }
+  }
 }
 
 // Nodes with a path to a graph output, in graph order (graph-runtime.md §3 step 3).
@@ -36,15 +52,31 @@ std::vector<bool> live_nodes(const ir::Graph& g) {
     for (int32_t i : node.inputs) {
       if (i >= 0) needed_value[static_cast<size_t>(i)] = true;
     }
+    for (int32_t i : subgraph_reads(node)) needed_value[static_cast<size_t>(i)] = true;
   }
   return live;
 }
 
-// Graph inputs and outputs must be tensors of a stored element type (an undeclared type is accepted).
+// Every operator without a kernel in the live part of `g` and of the subgraphs its live nodes hold.
+void collect_missing(const ir::Graph& g, std::vector<std::string>& missing) {
+  std::vector<bool> live = live_nodes(g);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!live[n]) continue;
+    const ir::Node& node = g.nodes[n];
+    if (!find_op(node.domain, node.op_type, node.opset)) {
+      std::string label = operator_label(node);
+      if (std::find(missing.begin(), missing.end(), label) == missing.end()) missing.push_back(label);
+    }
+    for_each_subgraph(node, [&](const ir::Graph& body) { collect_missing(body, missing); });
+  }
+}
+
+// Graph inputs and outputs must be tensors of a stored element type (an undeclared type is accepted), or
+// sequences and optionals, which travel packed.
 void check_stored(const ir::Value& v) {
   using K = ir::Type::Kind;
-  static constexpr const char* kKinds[] = {
-      "", "", "a sequence", "a map", "an optional", "a sparse tensor", "opaque"};
+  if (v.type.kind == K::Sequence || v.type.kind == K::Optional) return;
+  static constexpr const char* kKinds[] = {"", "", "", "a map", "", "a sparse tensor", "opaque"};
   if (v.type.kind != K::None && v.type.kind != K::Tensor) {
     throw SessionError(
         SessionError::Kind::Unsupported,
@@ -76,27 +108,57 @@ std::string operator_label(const ir::Node& node) {
   return type + " (opset " + std::to_string(node.opset) + ")";
 }
 
+std::vector<int32_t> subgraph_reads(const ir::Node& node) {
+  std::vector<int32_t> reads;
+  for_each_subgraph(node, [&](const ir::Graph& body) {
+    for (int32_t c : body.captures) {
+      const int32_t outer = body.values[static_cast<size_t>(c)].outer;
+      if (outer >= 0 && std::find(reads.begin(), reads.end(), outer) == reads.end()) reads.push_back(outer);
+    }
+  });
+  return reads;
+}
+
+// Bodies compile in the session's mode with the same model kept alive, and run no graph passes.
+class CompiledGraph::BodyCompiler final : public SubgraphCompiler {
+ public:
+  BodyCompiler(std::shared_ptr<const ir::Model> model, const SessionOptions& options)
+      : model_(std::move(model)), options_(options) {}
+  std::shared_ptr<const CompiledGraph> compile(const ir::Graph& body) const override {
+    return std::make_shared<const CompiledGraph>(model_, body, options_);
+  }
+
+ private:
+  std::shared_ptr<const ir::Model> model_;
+  SessionOptions options_;
+};
+
 CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const SessionOptions& options)
     : model_(std::move(model)) {
   const ir::Graph& g = *model_->graph;
-  std::vector<bool> live = live_nodes(g);
-
-  // Every missing operator, reported together.
-  std::vector<std::string> missing;
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    if (!live[n]) continue;
-    const ir::Node& node = g.nodes[n];
-    if (!find_op(node.domain, node.op_type, node.opset)) {
-      std::string label = operator_label(node);
-      if (std::find(missing.begin(), missing.end(), label) == missing.end()) missing.push_back(label);
-    }
-  }
+  std::vector<std::string> missing;  // every missing operator, subgraphs included, reported together
+  collect_missing(g, missing);
   if (!missing.empty()) {
     throw SessionError(SessionError::Kind::UnsupportedOperator,
                        "The model uses operators this library does not implement: " + join(missing) + ".", {},
                        missing);
   }
+  compile(g, options, false);
+  passes::PassGraph pass_graph(nodes_, values_);
+  passes::run_passes(pass_graph, options);  // graph-runtime.md §6: once, before any plan
+}
 
+CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const ir::Graph& body,
+                             const SessionOptions& options)
+    : model_(std::move(model)) {
+  compile(body, options, true);
+}
+
+CompiledGraph::~CompiledGraph() = default;
+
+void CompiledGraph::compile(const ir::Graph& g, const SessionOptions& options, bool is_body) {
+  compiler_ = std::make_unique<BodyCompiler>(model_, options);
+  std::vector<bool> live = live_nodes(g);
   values_.resize(g.values.size());
   for (size_t v = 0; v < g.values.size(); ++v) {
     const ir::Value& iv = g.values[v];
@@ -114,16 +176,19 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
       cv.unstored_type = -1;  // sparse initializers are not densified yet
     }
   }
-  for (int32_t i : g.inputs) {
+  // A body's inputs are whatever its operator passes (untyped ones included), then the captured outer values.
+  std::vector<int32_t> fed = g.inputs;
+  if (is_body) fed.insert(fed.end(), g.captures.begin(), g.captures.end());
+  for (int32_t i : fed) {
     const ir::Value& iv = g.values[static_cast<size_t>(i)];
     if (iv.initializer >= 0) continue;  // an input with a default is a constant here
-    check_stored(iv);
+    if (!is_body) check_stored(iv);
     values_[static_cast<size_t>(i)].is_input = true;
     input_ids_.push_back(i);
     inputs_.push_back(describe(iv));
   }
   for (int32_t o : g.outputs) {
-    check_stored(g.values[static_cast<size_t>(o)]);
+    if (!is_body) check_stored(g.values[static_cast<size_t>(o)]);
     values_[static_cast<size_t>(o)].is_output = true;
     output_ids_.push_back(o);
     outputs_.push_back(describe(g.values[static_cast<size_t>(o)]));
@@ -135,9 +200,18 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
     const ir::Node& node = g.nodes[n];
     CompiledNode cn;
     cn.ir = &node;
-    cn.info = std::make_unique<NodeInfo>(node, g);
-    cn.kernel = find_op(node.domain, node.op_type, node.opset)->factory(*cn.info);
+    cn.info = std::make_unique<NodeInfo>(node, g, compiler_.get());
+    const OpDef* def = find_op(node.domain, node.op_type, node.opset);
+    if (!def) {  // only in a body compiled outside a session's check
+      throw SessionError(
+          SessionError::Kind::UnsupportedOperator,
+          "The model uses operators this library does not implement: " + operator_label(node) + ".", {},
+          {operator_label(node)});
+    }
+    cn.kernel = def->factory(*cn.info);
     cn.inputs = node.inputs;
+    std::vector<int32_t> captured = subgraph_reads(node);
+    cn.inputs.insert(cn.inputs.end(), captured.begin(), captured.end());
     cn.outputs = node.outputs;
     if (options.mode == ExecutionMode::Exact && !cn.kernel->supports_exact) {
       if (std::find(not_exact.begin(), not_exact.end(), node.op_type) == not_exact.end()) {
@@ -152,8 +226,6 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
                            ". Use ExecutionMode::Fast or remove these operators.",
                        {}, not_exact);
   }
-  passes::PassGraph pass_graph(nodes_, values_);
-  passes::run_passes(pass_graph, options);  // graph-runtime.md §6: once, before any plan
 }
 
 }  // namespace onemodel

@@ -30,8 +30,15 @@ struct CompiledValue {
 
 class CompiledGraph {
  public:
-  // Resolves every operator (reporting all missing ones together), checks the mode, copies the weights.
+  // Resolves every operator (reporting all missing ones together), checks the mode, copies the weights, runs
+  // the graph passes.
   CompiledGraph(std::shared_ptr<const ir::Model> model, const SessionOptions& options);
+  // A subgraph of `model` (graph-runtime.md §8): inputs are its declared inputs, then its captures; no
+  // passes.
+  CompiledGraph(std::shared_ptr<const ir::Model> model, const ir::Graph& body, const SessionOptions& options);
+  ~CompiledGraph();
+  CompiledGraph(const CompiledGraph&) = delete;
+  CompiledGraph& operator=(const CompiledGraph&) = delete;
 
   const std::vector<CompiledNode>& nodes() const { return nodes_; }
   const std::vector<CompiledValue>& values() const { return values_; }
@@ -41,7 +48,11 @@ class CompiledGraph {
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
 
  private:
+  class BodyCompiler;
+  void compile(const ir::Graph& g, const SessionOptions& options, bool is_body);
+
   std::shared_ptr<const ir::Model> model_;
+  std::unique_ptr<BodyCompiler> compiler_;
   std::vector<CompiledNode> nodes_;
   std::vector<CompiledValue> values_;
   std::vector<int32_t> input_ids_, output_ids_;
@@ -50,5 +61,8 @@ class CompiledGraph {
 
 // "Type (opset N)" as the error lists name operators.
 std::string operator_label(const ir::Node& node);
+// The values of the node's graph that its subgraphs read (captures, nested ones included), in first-use
+// order; the compiled node reads them after its declared inputs (graph-runtime.md §8).
+std::vector<int32_t> subgraph_reads(const ir::Node& node);
 
 }  // namespace onemodel

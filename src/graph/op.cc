@@ -25,6 +25,11 @@ std::string NodeInfo::display_name() const {
   return node_.op_type + " #" + std::to_string(node_.file_index);
 }
 
+std::shared_ptr<const CompiledGraph> NodeInfo::compile_subgraph(const ir::Graph& body) const {
+  if (!subgraphs_) fail("a subgraph cannot be compiled here");
+  return subgraphs_->compile(body);
+}
+
 const ir::Attribute* NodeInfo::typed(std::string_view name, ir::AttrType type) const {
   const ir::Attribute* a = node_.find(name);
   if (!a) return nullptr;

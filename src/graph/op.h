@@ -26,12 +26,27 @@ struct ConstTensor {
   static ConstTensor allocate(DType dtype, const Shape& shape);  // zero-filled, 64-byte aligned
 };
 
+class CompiledGraph;
+
+// Compiles a node's subgraph (the bodies of If, Loop, Scan, SequenceMap) as a nested graph of the session's
+// mode, without graph passes (graph-runtime.md §8). Values the body reads from enclosing graphs become extra
+// inputs after its declared ones, in the order of ir::Graph::captures.
+class SubgraphCompiler {
+ public:
+  virtual ~SubgraphCompiler() = default;
+  virtual std::shared_ptr<const CompiledGraph> compile(const ir::Graph& body) const = 0;
+};
+
 // What a factory sees of its node: attributes with defaults, and errors that name the node.
 class NodeInfo {
  public:
-  NodeInfo(const ir::Node& node, const ir::Graph& graph) : node_(node), graph_(graph) {}
+  NodeInfo(const ir::Node& node, const ir::Graph& graph, const SubgraphCompiler* subgraphs = nullptr)
+      : node_(node), graph_(graph), subgraphs_(subgraphs) {}
   const ir::Node& node() const { return node_; }
   const ir::Graph& graph() const { return graph_; }
+  // Compiles a graph attribute of this node; throws InvalidModel when the node has no compiler (outside a
+  // session).
+  std::shared_ptr<const CompiledGraph> compile_subgraph(const ir::Graph& body) const;
   int64_t opset() const { return node_.opset; }
   size_t num_inputs() const { return node_.inputs.size(); }
   size_t num_outputs() const { return node_.outputs.size(); }
@@ -54,6 +69,7 @@ class NodeInfo {
   const ir::Attribute* typed(std::string_view name, ir::AttrType type) const;
   const ir::Node& node_;
   const ir::Graph& graph_;
+  const SubgraphCompiler* subgraphs_;
 };
 
 // Plan-time view of a node's inputs: types, shapes and constant values where known.

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ELEMENT_TYPES, modelBytes, node, tensor, valueInfo } from '../../js-tests/helpers/onnx-writer.mjs';
+import { ELEMENT_TYPES, graph, modelBytes, node, tensor, valueInfo } from '../../js-tests/helpers/onnx-writer.mjs';
 
 export { ELEMENT_TYPES };
 export const ORT_VERSION = '1.30.0';
@@ -286,12 +286,32 @@ export function irVersionFor(opset) {
   return 8;
 }
 
+// A node of a case spec; an attribute `{ body: { nodes, inputs, outputs, initializers } }` is a subgraph (If, Loop,
+// Scan), whose inputs and outputs may leave dims (and outputs the type) undeclared.
+function specNode(n, i, prefix) {
+  const attrs = {};
+  for (const [key, value] of Object.entries(n.attrs ?? {})) {
+    attrs[key] = value && value.body ? { graph: specGraph(value.body, `${prefix}${i}_${key}`) } : value;
+  }
+  return node(n.op, n.inputs, n.outputs, attrs, `${prefix}${i}`);
+}
+
+function specGraph(g, name) {
+  return graph({
+    nodes: g.nodes.map((n, i) => specNode(n, i, `${name}_n`)),
+    inputs: g.inputs.map((t) => valueInfo(t.name, t.type, t.dims)),
+    outputs: g.outputs.map((t) => valueInfo(t.name, t.type, t.dims)),
+    initializers: (g.initializers ?? []).map((t) => tensor(t.name, t.type, t.dims, t.data)),
+    name,
+  });
+}
+
 // ONNX ModelProto bytes of a case spec. Graph inputs keep fixed dims; outputs leave the shape unknown.
 export function buildModel(spec) {
   return modelBytes({
     opset: spec.opset,
     irVersion: irVersionFor(spec.opset),
-    nodes: spec.nodes.map((n, i) => node(n.op, n.inputs, n.outputs, n.attrs ?? {}, `n${i}`)),
+    nodes: spec.nodes.map((n, i) => specNode(n, i, 'n')),
     inputs: spec.inputs.map((t) => valueInfo(t.name, t.type, t.dims)),
     outputs: spec.outputs.map((t) => valueInfo(t.name, t.type)),
     initializers: (spec.initializers ?? []).map((t) => tensor(t.name, t.type, t.dims, t.data)),

@@ -1,0 +1,190 @@
+// If, Loop and Scan beyond the oracle cases (testdata/oracle/control.json.gz): errors at creation and at run
+// time, outer values that only a body reads staying alive in the slab, and concurrent runs of one session.
+#include <thread>
+
+#include "ops/op_test_util.h"
+
+namespace onemodel::test {
+namespace {
+
+Proto branch(std::string_view op, std::string_view in_a, std::string_view in_b, std::string_view out) {
+  ModelBuilder b(17);
+  b.node(op, {in_a, in_b}, {out}).output(out, DType::F32);
+  return b.graph(std::string(out) + "_branch");
+}
+
+Tensor floats(std::vector<int64_t> dims, const std::vector<float>& values) {
+  return Tensor::from(values, std::move(dims));
+}
+
+Tensor scalar_bool(bool v) {
+  Tensor t(DType::Bool, {});
+  t.data<bool>()[0] = v;
+  return t;
+}
+
+// y = If(c) then x + b else x * b, with x and b read only inside the branches.
+ModelBuilder if_model() {
+  ModelBuilder m(17);
+  m.input("c", DType::Bool, {}).input("x", DType::F32, {3}).input("b", DType::F32, {3});
+  m.node("If", {"c"}, {"y"},
+         {Attr::graph("then_branch", branch("Add", "x", "b", "t")),
+          Attr::graph("else_branch", branch("Mul", "x", "b", "e"))},
+         "choose");
+  m.output("y", DType::F32);
+  return m;
+}
+
+TEST(ControlFlow, IfConditionMustBeOneBool) {
+  ModelBuilder m(17);
+  m.input("c", DType::F32, {}).input("x", DType::F32, {3}).input("b", DType::F32, {3});
+  m.node("If", {"c"}, {"y"},
+         {Attr::graph("then_branch", branch("Add", "x", "b", "t")),
+          Attr::graph("else_branch", branch("Mul", "x", "b", "e"))},
+         "choose");
+  m.output("y", DType::F32);
+  Session s = m.session();
+  std::string node;
+  Tensor c(DType::F32, {});
+  EXPECT_EQ(error_kind(
+                [&] {
+                  s.run({{"c", c}, {"x", floats({3}, {1, 2, 3})}, {"b", floats({3}, {1, 1, 1})}});
+                },
+                nullptr, &node),
+            SessionError::Kind::InvalidInput);
+  EXPECT_EQ(node, "choose");
+}
+
+TEST(ControlFlow, BranchesPickedAndOuterValuesRead) {
+  Session s = if_model().session();
+  auto x = floats({3}, {1, 2, 3}), b = floats({3}, {10, 20, 30});
+  std::vector<Tensor> then_out = s.run({{"c", scalar_bool(true)}, {"x", x}, {"b", b}});
+  std::vector<Tensor> else_out = s.run({{"c", scalar_bool(false)}, {"x", x}, {"b", b}});
+  EXPECT_EQ(then_out[0].to_vector<float>(), (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(else_out[0].to_vector<float>(), (std::vector<float>{10, 40, 90}));
+}
+
+TEST(ControlFlow, MissingOperatorsInBodiesAreListedWithTheRest) {
+  ModelBuilder m(17);
+  m.input("c", DType::Bool, {}).input("x", DType::F32, {3});
+  m.node("NoSuchTopLevel", {"x"}, {"z"});
+  m.node("If", {"c"}, {"y"},
+         {Attr::graph("then_branch", branch("NoSuchInBranch", "x", "z", "t")),
+          Attr::graph("else_branch", branch("Mul", "x", "z", "e"))});
+  m.output("y", DType::F32);
+  std::string message;
+  EXPECT_EQ(error_kind([&] { m.session(); }, &message), SessionError::Kind::UnsupportedOperator);
+  EXPECT_NE(message.find("NoSuchTopLevel (opset 17)"), std::string::npos) << message;
+  EXPECT_NE(message.find("NoSuchInBranch (opset 17)"), std::string::npos) << message;
+}
+
+TEST(ControlFlow, ExactModeChecksBodies) {
+  ModelBuilder body(17);
+  body.node("Sin", {"x"}, {"t"}).output("t", DType::F32);
+  ModelBuilder m(17);
+  m.input("c", DType::Bool, {}).input("x", DType::F32, {3});
+  m.node("If", {"c"}, {"y"},
+         {Attr::graph("then_branch", body.graph("then")),
+          Attr::graph("else_branch", branch("Mul", "x", "x", "e"))});
+  m.output("y", DType::F32);
+  std::string message;
+  EXPECT_EQ(error_kind([&] { m.session(options(ExecutionMode::Exact)); }, &message),
+            SessionError::Kind::ExactModeUnavailable);
+  EXPECT_NE(message.find("Sin"), std::string::npos) << message;
+  EXPECT_NO_THROW(m.session(options(ExecutionMode::Fast)));
+}
+
+TEST(ControlFlow, LoopWithoutTripCountOrConditionIsRefused) {
+  ModelBuilder body(17);
+  body.input("i", DType::I64, {}).input("cond", DType::Bool, {}).input("v", DType::F32, {1});
+  body.node("Identity", {"cond"}, {"cond_out"}).node("Identity", {"v"}, {"v_out"});
+  body.output("cond_out", DType::Bool).output("v_out", DType::F32);
+  ModelBuilder m(17);
+  m.input("v0", DType::F32, {1});
+  m.node("Loop", {"", "", "v0"}, {"v"}, {Attr::graph("body", body.graph("body"))});
+  m.output("v", DType::F32);
+  Session s = m.session();
+  EXPECT_EQ(error_kind([&] { s.run({{"v0", floats({1}, {1})}}); }), SessionError::Kind::Unsupported);
+}
+
+// r is computed before several other values and read only by the branch: the slab must keep it until the If
+// runs.
+TEST(ControlFlow, ValuesReadOnlyByABodyStayAlive) {
+  ModelBuilder m(17);
+  m.input("c", DType::Bool, {}).input("x", DType::F32, {64});
+  m.node("Neg", {"x"}, {"r"});
+  m.node("Abs", {"x"}, {"a1"}).node("Exp", {"a1"}, {"a2"}).node("Add", {"a2", "a1"}, {"a3"});
+  m.node("Mul", {"a3", "a3"}, {"a4"});
+  m.node("If", {"c"}, {"y"},
+         {Attr::graph("then_branch", branch("Add", "r", "a4", "t")),
+          Attr::graph("else_branch", branch("Sub", "r", "a4", "e"))});
+  m.output("y", DType::F32);
+  std::vector<float> xs(64);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i) * 0.25f - 8.0f;
+  Tensor x = floats({64}, xs);
+  for (ExecutionMode mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    Session s = m.session(options(mode));
+    std::vector<Tensor> out = s.run({{"c", scalar_bool(true)}, {"x", x}});
+    std::vector<Tensor> a4 = [&] {
+      ModelBuilder ref(17);
+      ref.input("x", DType::F32, {64});
+      ref.node("Abs", {"x"}, {"a1"}).node("Exp", {"a1"}, {"a2"}).node("Add", {"a2", "a1"}, {"a3"});
+      ref.node("Mul", {"a3", "a3"}, {"a4"}).output("a4", DType::F32);
+      return ref.run({{"x", x}}, options(mode));
+    }();
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_EQ(out[0].data<float>()[i], -xs[i] + a4[0].data<float>()[i]) << i;
+  }
+}
+
+// Counts up to a limit with a Loop whose body holds an If: many body plans and run states in flight at once.
+TEST(ControlFlow, ConcurrentRunsOfOneSession) {
+  ModelBuilder inner_then(17), inner_else(17);
+  inner_then.node("Add", {"v", "one"}, {"t"}).output("t", DType::F32);
+  inner_else.node("Sub", {"v", "one"}, {"e"}).output("e", DType::F32);
+  ModelBuilder body(17);
+  body.input("i", DType::I64, {}).input("cond", DType::Bool, {}).input("v", DType::F32, {2});
+  body.node("Cast", {"i"}, {"fi"}, {Attr::i("to", 1)});
+  body.node("Less", {"fi", "half"}, {"low"});
+  body.node("If", {"low"}, {"v2"},
+            {Attr::graph("then_branch", inner_then.graph("then")),
+             Attr::graph("else_branch", inner_else.graph("else"))});
+  body.node("Identity", {"cond"}, {"cond_out"});
+  body.output("cond_out", DType::Bool).output("v2", DType::F32).output("fi", DType::F32);
+  ModelBuilder m(17);
+  m.input("m", DType::I64, {}).input("v0", DType::F32, {2}).input("half", DType::F32, {});
+  m.initializer("one", floats({1}, {1})).initializer("c", scalar_bool(true));
+  m.node("Loop", {"m", "c", "v0"}, {"v", "iters"}, {Attr::graph("body", body.graph("body"))});
+  m.output("v", DType::F32).output("iters", DType::F32);
+  Session s = m.session(options(ExecutionMode::Exact, {}, 1));
+  auto run_once = [&](int64_t trips) {
+    Tensor count(DType::I64, {});
+    count.data<int64_t>()[0] = trips;
+    Tensor half(DType::F32, {});
+    half.data<float>()[0] = static_cast<float>(trips) / 2;
+    return s.run({{"m", count}, {"v0", floats({2}, {0, 5})}, {"half", half}});
+  };
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 25; ++k) {
+        const int64_t trips = (t + k) % 7;
+        std::vector<Tensor> out = run_once(trips);
+        // ceil(trips/2) additions, then the rest subtractions.
+        const int64_t up = (trips + 1) / 2, down = trips - up;
+        const float delta = static_cast<float>(up - down);
+        bool ok = out[0].data<float>()[0] == delta && out[0].data<float>()[1] == 5 + delta &&
+                  out[1].shape() ==
+                      std::vector<int64_t>(trips ? std::vector<int64_t>{trips} : std::vector<int64_t>{0});
+        for (int64_t i = 0; ok && i < trips; ++i) ok = out[1].data<float>()[i] == static_cast<float>(i);
+        if (!ok) ++failures[static_cast<size_t>(t)];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int f : failures) EXPECT_EQ(f, 0);
+}
+
+}  // namespace
+}  // namespace onemodel::test

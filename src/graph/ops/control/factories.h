@@ -1,0 +1,13 @@
+#pragma once
+
+#include <memory>
+
+#include "graph/op.h"
+
+namespace onemodel::ops {
+
+std::unique_ptr<OpKernel> make_if(const NodeInfo& node);
+std::unique_ptr<OpKernel> make_loop(const NodeInfo& node);
+std::unique_ptr<OpKernel> make_scan(const NodeInfo& node);
+
+}  // namespace onemodel::ops
