@@ -115,3 +115,66 @@ export class OneModelError extends Error {
   /** ImportError: the message without the location. */
   readonly detail?: string;
 }
+
+/**
+ * CTC decoding of recogniser and speech-model outputs (docs/ctc.md), in plain JavaScript with the same bits as the
+ * C++ `onemodel::ctc`. Scores are float32 `[steps, classes]` (batch: `[batch, steps, classes]`), e.g. a Tensor.
+ * Bad arguments throw RangeError (TypeError for a wrong kind of value) with a message starting "ctc: ".
+ */
+export declare namespace ctc {
+  /** Anything with float32 data and dims, such as a 'float32' Tensor. */
+  interface Scores {
+    readonly data: Float32Array;
+    readonly dims: readonly number[];
+  }
+  interface GreedyOptions {
+    /** Raw logits (default) or natural-log probabilities already normalised per step. */
+    scores?: 'logits' | 'logProbabilities';
+    /** The blank class, default 0. */
+    blank?: number;
+  }
+  interface BatchOptions {
+    /** Real steps of each batch item (the rest is padding); default: all of them. */
+    lengths?: readonly number[];
+  }
+  interface BeamOptions extends GreedyOptions {
+    /** Prefixes kept per step, 1 to 4096 (default 16); steps * beamWidth * (classes - 1) + 1 must not exceed 2^24. */
+    beamWidth?: number;
+    /** Hypotheses returned, 1 to beamWidth (default 1). */
+    topN?: number;
+  }
+  /** One emitted label over the steps [firstStep, lastStep]. */
+  interface Run {
+    label: number;
+    firstStep: number;
+    lastStep: number;
+    /** The largest probability of the label over the run (a float32 value). */
+    confidence: number;
+  }
+  interface GreedyResult {
+    labels: number[];
+    runs: Run[];
+    /** Mean of the run confidences (float32 arithmetic); 0 when nothing is emitted. */
+    confidence: number;
+    /** Probability of each step's best class, blank included. */
+    stepProbabilities: Float32Array;
+  }
+  interface Hypothesis {
+    labels: number[];
+    /** Natural log of the summed probability of every alignment giving `labels`. */
+    logProbability: number;
+    /** exp(logProbability / labels.length); 0 for the empty text. */
+    confidence: number;
+  }
+  function greedyDecode(scores: Scores, options?: GreedyOptions): GreedyResult;
+  function greedyDecodeBatch(scores: Scores, options?: GreedyOptions & BatchOptions): GreedyResult[];
+  /** Up to topN hypotheses, best first. NaN and +inf scores are refused, and so is a step of logits all -inf. */
+  function beamSearch(scores: Scores, options?: BeamOptions): Hypothesis[];
+  function beamSearchBatch(scores: Scores, options?: BeamOptions & BatchOptions): Hypothesis[][];
+  /** The beam search's deterministic double-precision exp, ln and log-add. */
+  const deterministicMath: {
+    readonly exp: (x: number) => number;
+    readonly ln: (x: number) => number;
+    readonly logAdd: (a: number, b: number) => number;
+  };
+}

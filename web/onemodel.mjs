@@ -316,3 +316,6 @@ export async function goldenKernelLines(kernels = '') {
   const module = await wasmModule();
   return unwrap(module.goldenKernelLines(kernels)).trimEnd().split('\n');
 }
+
+// CTC decoding (greedy and prefix beam search) in plain JavaScript, bit-identical to the C++ (docs/ctc.md).
+export * as ctc from './ctc.mjs';

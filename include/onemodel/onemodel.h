@@ -1,6 +1,7 @@
 // Everything public in one include.
 #pragma once
 
+#include "onemodel/ctc.h"
 #include "onemodel/error.h"
 #include "onemodel/hash.h"
 #include "onemodel/model.h"

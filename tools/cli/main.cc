@@ -1,5 +1,5 @@
-// The `onemodel` command: run, info, conformance, golden and bench (ARCHITECTURE.md §8). The same source
-// builds the native tool and `npx onemodel` (wasm), so both print the same bytes for the same work.
+// The `onemodel` command: run, info, conformance, golden, bench and ctc (ARCHITECTURE.md §8). The same
+// source builds the native tool and `npx onemodel` (wasm), so both print the same bytes for the same work.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/conformance.h"
+#include "cli/ctc.h"
 #include "cli/input_generator.h"
 #include "core/npy.h"
 #include "core/sha256.h"
@@ -33,6 +34,7 @@ constexpr const char* kUsage =
     "  onemodel golden-kernels [--kernels PATH] [--threads N]\n"
     "  onemodel bench MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
     "                       [--optimization none|basic|all] [--seconds S]\n"
+    "  onemodel ctc CASES.json\n"
     "Without --input, each input gets the deterministic values of docs/cli.md (symbolic dimensions = 1).\n";
 
 struct UsageError : std::runtime_error {
@@ -244,6 +246,7 @@ int main(int argc, char** argv) {
     if (command == "conformance-report") return onemodel::cli::conformance_report_main(args);
     if (command == "golden-kernels") return golden_command(args);
     if (command == "bench") return bench_command(args);
+    if (command == "ctc") return onemodel::cli::ctc_main(args);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "onemodel: %s\n%s", e.what(), kUsage);
