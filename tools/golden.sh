@@ -11,7 +11,9 @@ golden=testdata/golden-exact.txt
 models=(examples/models/classifier examples/models/scorer examples/models/wide
   testdata/golden-models/elementwise testdata/golden-models/shape testdata/golden-models/norms)
 # The real models of tools/real-models.tsv, on the inputs tools/oracle/real-models.mjs recorded (both in the cache).
-real_models=(cls det melspectrogram wake-embedding)
+# A model recorded on several cases (docs/models.md) gives lines model/<name>/<case>/<output>, each case run alone
+# on its recorded inputs (a chained case on the state ONNX Runtime returned for the case before it).
+real_models=(cls det melspectrogram wake-embedding silero-vad-legacy silero-vad-v5)
 cache="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 for m in "${real_models[@]}"; do
   [ -f "$cache/oracle/$m/manifest.tsv" ] || {
@@ -20,10 +22,15 @@ for m in "${real_models[@]}"; do
   }
 done
 
-# The --input flags of a real model's recorded inputs.
+# The recorded cases of a real model in order: one empty line for a model recorded on one case.
+real_cases() {
+  awk -F'\t' '!/^#/ && NF && !seen[$6]++ { print $6 }' "$cache/oracle/$1/manifest.tsv"
+}
+
+# The --input flags of a real model's recorded inputs for case $2.
 real_inputs() {
-  awk -F'\t' -v dir="$cache/oracle/$1" '$1 == "input" { printf "--input\n%s=%s/input-%s.npy\n", $3, dir, $2 }' \
-    "$cache/oracle/$1/manifest.tsv"
+  awk -F'\t' -v dir="$cache/oracle/$1" -v c="$2" '$1 == "input" && $6 == c {
+    printf "--input\n%s=%s/%sinput-%s.npy\n", $3, dir, (c == "" ? "" : c "/"), $2 }' "$cache/oracle/$1/manifest.tsv"
 }
 
 # lines RUNNER... : the kernel lines and the model lines of one row; RUNNER runs the onemodel CLI.
@@ -35,11 +42,14 @@ lines() {
     "$@" run "$m.onnx" --mode exact --hash --kernels "$kernels" --threads "$threads" |
       sed "s|^|model/$(basename "$m")/|" || return 1
   done
-  local m inputs
+  local m c cases inputs
   for m in "${real_models[@]}"; do
-    mapfile -t inputs < <(real_inputs "$m")
-    "$@" run "$cache/models/$m.onnx" "${inputs[@]}" --mode exact --hash --kernels "$kernels" --threads "$threads" |
-      sed "s|^|model/$m/|" || return 1
+    mapfile -t cases < <(real_cases "$m")
+    for c in "${cases[@]}"; do
+      mapfile -t inputs < <(real_inputs "$m" "$c")
+      "$@" run "$cache/models/$m.onnx" "${inputs[@]}" --mode exact --hash --kernels "$kernels" --threads "$threads" |
+        sed "s|^|model/$m/${c:+$c/}|" || return 1
+    done
   done
 }
 

@@ -5,7 +5,8 @@ import { exactHashLines } from '../helpers/generated-input.mjs';
 import { hashLines } from '../helpers/hash.mjs';
 import { npyTensor } from '../helpers/npy.mjs';
 
-// realModels: [{ name, model: url, inputs: [{ name, url }] }] — the real models with their recorded inputs.
+// realModels: [{ name, model: url, inputs: [{ name, url }] }] — the real models with their recorded inputs, one
+// entry per recorded case (name <model>/<case> for a model recorded on several).
 export default async function run(post, { kernels = 'v128', realModels = [] } = {}) {
   for (const line of await goldenKernelLines(kernels)) post(line);
   const models = ['examples/models/classifier', 'examples/models/scorer', 'examples/models/wide',

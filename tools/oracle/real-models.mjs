@@ -1,12 +1,15 @@
 // Records ONNX Runtime's outputs for the real models of tools/real-models.tsv on fixed, seeded, realistic inputs,
 // into the cache beside the models (never the repository):
-//   <cache>/oracle/<model>/input-<i>.npy, ort-<j>.npy and manifest.tsv (kind, index, ONNX name, dtype, dims).
-// native-tests/models/real_models_test.cc and tools/golden.sh read them. ONNX Runtime (onnxruntime-node 1.30.0,
-// one thread, sequential) is a black box here.
+//   <cache>/oracle/<model>/manifest.tsv, one row per tensor: kind (input|ort), index, ONNX name, dtype, dims, and for
+//   a model recorded on several cases two more columns: the case, and for an input that is a previous case's output
+//   (a recurrent state fed back) `<case>:<output name>`, else `-`. Rows come in case order; the tensors are
+//   <kind>-<index>.npy, inside a <case>/ sub-directory when there is a case column.
+// native-tests/models/real_models_test.cc, tools/golden.sh, js-tests/browser/golden-chromium.mjs and
+// tools/bench/run.mjs read them. ONNX Runtime (onnxruntime-node 1.30.0, one thread, sequential) is a black box here.
 //   node tools/oracle/real-models.mjs [--force] [MODEL ...]     (run tools/fetch-models.sh first)
 // A model whose recording exists for the same model file (SHA-256 in the manifest) is skipped unless --force.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
@@ -90,6 +93,80 @@ function audio(r, samples) {
   return out;
 }
 
+// Speech-like audio at 16 kHz in [-1, 1] (as voice-activity detectors take it): a low noise floor, then syllables
+// of a voiced gliding tone with formant-shaped harmonics, a fricative noise burst, more syllables and a pause.
+function speech(r, samples) {
+  const out = new Float32Array(samples);
+  const f0 = r.range(100, 200);
+  // [start, end, kind] in seconds; the rest is silence (noise floor).
+  const segments = [[0.12, 0.3, 'voiced'], [0.33, 0.4, 'fricative'], [0.42, 0.62, 'voiced'], [0.66, 0.8, 'voiced']];
+  const formants = [[r.range(500, 800), 90], [r.range(1000, 1600), 110], [r.range(2200, 2800), 150]];
+  let hiss = 0;
+  for (let i = 0; i < samples; ++i) {
+    const t = i / 16000;
+    let v = r.range(-0.002, 0.002);
+    for (const [start, end, kind] of segments) {
+      if (t < start || t >= end) continue;
+      const x = (t - start) / (end - start);
+      const envelope = Math.sin(Math.PI * x) ** 0.6;
+      if (kind === 'fricative') {
+        const white = r.range(-1, 1);
+        hiss = white - 0.7 * hiss;  // tilted towards high frequencies
+        v += 0.08 * envelope * hiss;
+        continue;
+      }
+      const f = f0 * (1.15 - 0.3 * x + 0.05 * Math.sin(2 * Math.PI * 5 * t));
+      let voiced = 0;
+      for (let h = 1; f * h < 4000; ++h) {
+        let gain = 0.05;
+        for (const [centre, width] of formants) gain += 1 / (1 + ((f * h - centre) / width) ** 2);
+        voiced += (gain * Math.sin(2 * Math.PI * f * h * t)) / h;
+      }
+      v += 0.25 * envelope * voiced + 0.01 * envelope * r.range(-1, 1);
+    }
+    out[i] = Math.max(-1, Math.min(1, v));
+  }
+  return out;
+}
+
+// Values in [-scale, scale] for a recurrent state that did not come from a run.
+function randomState(r, dims, scale) {
+  const count = dims.reduce((a, b) => a * b, 1);
+  return new ort.Tensor('float32', Float32Array.from({ length: count }, () => r.range(-scale, scale)), dims);
+}
+
+const zeros = (dims) => new ort.Tensor('float32', new Float32Array(dims.reduce((a, b) => a * b, 1)), dims);
+
+// The cases of a voice-activity detector taking chunks of `chunk` samples of one speech stream: `zero` (zero
+// state, inside a syllable), `state` (a random non-zero state) and `chain-0`..`chain-3` (four consecutive chunks
+// from the silence into the first syllable, each fed the state the previous one returned).
+// stateInputs: { input name: dims } of the recurrent state; stateOutputs: the outputs returning it, in that order.
+function vadCases(seed, chunk, stateInputs, stateOutputs) {
+  const r = rng(seed);
+  const stream = speech(r, 16000);
+  const sr = new ort.Tensor('int64', BigInt64Array.of(16000n), []);
+  const audioAt = (seconds) => {
+    const start = Math.round(seconds * 16000);
+    return new ort.Tensor('float32', stream.slice(start, start + chunk), [1, chunk]);
+  };
+  const state = (make) => Object.fromEntries(Object.entries(stateInputs).map(([name, dims]) => [name, make(dims)]));
+  const cases = [
+    { name: 'zero', inputs: { input: audioAt(0.18), sr, ...state(zeros) } },
+    { name: 'state', inputs: { input: audioAt(0.45), sr, ...state((dims) => randomState(r, dims, 0.9)) } },
+  ];
+  const chainStart = Math.max(0, 0.12 - (chunk * 1.5) / 16000);
+  for (let k = 0; k < 4; ++k) {
+    const inputs = { input: audioAt(chainStart + (k * chunk) / 16000), sr };
+    const from = {};
+    Object.keys(stateInputs).forEach((name, i) => {
+      if (k === 0) inputs[name] = zeros(stateInputs[name]);
+      else from[name] = `chain-${k - 1}:${stateOutputs[i]}`;
+    });
+    cases.push({ name: `chain-${k}`, inputs, from });
+  }
+  return cases;
+}
+
 function npy(dtype, dims, data) {
   const descr = { float32: '<f4', int64: '<i8' }[dtype];
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims.join(', ')}${dims.length === 1 ? ',' : ''}), }`;
@@ -112,7 +189,8 @@ async function session(file) {
   });
 }
 
-// Each model: its inputs as { name: ort.Tensor }.
+// Each model: its inputs as { name: ort.Tensor }, or a list of cases { name, inputs, from } where `from` maps an
+// input left out of `inputs` to the `<case>:<output>` of an earlier case it takes.
 const inputsOf = {
   det: async () => ({
     x: new ort.Tensor('float32', normalise(textImage(rng(1), 640, 640, 18), 640, 640, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]), [1, 3, 640, 640]),
@@ -131,6 +209,9 @@ const inputsOf = {
     const features = Float32Array.from(spec.data, (v) => v / 10 + 2);
     return { input_1: new ort.Tensor('float32', features, [1, 76, 32, 1]) };
   },
+  // Silero VAD: the legacy model reads 1536 samples with LSTM states h and c, v5 512 samples with one state.
+  'silero-vad-legacy': async () => vadCases(5, 1536, { h: [2, 1, 64], c: [2, 1, 64] }, ['hn', 'cn']),
+  'silero-vad-v5': async () => vadCases(6, 512, { state: [2, 1, 128] }, ['stateN']),
 };
 
 const force = process.argv.includes('--force');
@@ -149,16 +230,32 @@ for (const name of names) {
   }
   const started = Date.now();
   const s = await session(file);
-  const inputs = await inputsOf[name]();
-  const outputs = await s.run(inputs);
+  const made = await inputsOf[name]();
+  const multi = Array.isArray(made);
+  const cases = multi ? made : [{ name: '', inputs: made }];
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const rows = [`# ${name}.onnx sha256 ${modelSha}; onnxruntime-node 1.30.0, 1 thread, sequential, optimisation all`];
-  const put = (kind, index, onnxName, tensor) => {
-    writeFileSync(path.join(dir, `${kind}-${index}.npy`), npy(tensor.type, tensor.dims, tensor.data));
-    rows.push([kind, index, onnxName, tensor.type, tensor.dims.join('x')].join('\t'));
-  };
-  Object.entries(inputs).forEach(([n, t], i) => put('input', i, n, t));
-  s.outputNames.forEach((n, i) => put('ort', i, n, outputs[n]));
+  const outputsOf = {};
+  for (const c of cases) {
+    const inputs = { ...c.inputs };
+    for (const [input, source] of Object.entries(c.from ?? {})) {
+      const [sourceCase, output] = source.split(':');
+      inputs[input] = outputsOf[sourceCase][output];
+    }
+    const outputs = await s.run(inputs);
+    outputsOf[c.name] = outputs;
+    const caseDir = path.join(dir, c.name);
+    mkdirSync(caseDir, { recursive: true });
+    const put = (kind, index, onnxName, tensor) => {
+      writeFileSync(path.join(caseDir, `${kind}-${index}.npy`), npy(tensor.type, tensor.dims, tensor.data));
+      const row = [kind, index, onnxName, tensor.type, tensor.dims.length ? tensor.dims.join('x') : 'scalar'];
+      if (multi) row.push(c.name, (kind === 'input' && c.from?.[onnxName]) || '-');
+      rows.push(row.join('\t'));
+    };
+    s.inputNames.forEach((n, i) => put('input', i, n, inputs[n]));
+    s.outputNames.forEach((n, i) => put('ort', i, n, outputs[n]));
+  }
   writeFileSync(manifest, rows.join('\n') + '\n');
-  console.log(`real-models: ${name}: ${rows.length - 1} tensors in ${dir} (${Date.now() - started} ms)`);
+  console.log(`real-models: ${name}: ${cases.length} case(s), ${rows.length - 1} tensors in ${dir} (${Date.now() - started} ms)`);
 }
