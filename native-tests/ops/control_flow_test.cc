@@ -64,6 +64,38 @@ TEST(ControlFlow, BranchesPickedAndOuterValuesRead) {
   EXPECT_EQ(else_out[0].to_vector<float>(), (std::vector<float>{10, 40, 90}));
 }
 
+// A constant condition shapes the If at plan time (what follows is planned and prepared like any step); a
+// branch whose output size depends on values (NonZero) makes the If allocate its output as the branch
+// finishes.
+TEST(ControlFlow, ConstantConditionsAndDataDependentBranches) {
+  ModelBuilder nonzero(17);
+  nonzero.node("NonZero", {"x"}, {"nz"}).output("nz", DType::I64);
+  ModelBuilder shape(17);
+  shape.node("Shape", {"x"}, {"sh"}).output("sh", DType::I64);
+  for (bool cond : {true, false}) {
+    ModelBuilder m(17);
+    m.input("x", DType::F32, {2, 3});
+    m.initializer("c", scalar_bool(cond));
+    m.node(
+        "If", {"c"}, {"y"},
+        {Attr::graph("then_branch", nonzero.graph("then")), Attr::graph("else_branch", shape.graph("else"))});
+    m.node("Cast", {"y"}, {"z"}, {Attr::i("to", 1)});
+    m.output("z", DType::F32);
+    for (ExecutionMode mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+      Session s = m.session(options(mode));
+      for (int round = 0; round < 2; ++round) {
+        std::vector<Tensor> out = s.run({{"x", floats({2, 3}, {0, 1, 0, 2, 0, 3})}});
+        if (cond) {
+          EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{2, 3}));
+          EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{0, 1, 1, 1, 0, 2}));
+        } else {
+          EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{2, 3}));
+        }
+      }
+    }
+  }
+}
+
 TEST(ControlFlow, MissingOperatorsInBodiesAreListedWithTheRest) {
   ModelBuilder m(17);
   m.input("c", DType::Bool, {}).input("x", DType::F32, {3});

@@ -93,6 +93,12 @@ class InferContext {
   virtual const NodeInfo& node() const = 0;
   // Throws SessionError(InvalidInput or InvalidModel) naming the node.
   [[noreturn]] void fail(const std::string& message) const;
+  // For a node that plans a body while it is shaped (If): the session's kernels and threads; nullptr where no
+  // plan is being made (graph passes).
+  virtual const KernelTable* kernels() const { return nullptr; }
+  virtual ThreadContext threads() const { return ThreadContext{1}; }
+  // The outputs are known only once the node has run: it runs as data-dependent this time.
+  virtual void outputs_known_after_run() { require_run_time_values(); }
 };
 
 // Plan-time preparation of per-plan state from constant inputs (packed weights).

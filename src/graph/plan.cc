@@ -32,8 +32,9 @@ std::byte* data_or_empty(std::byte* p) {
 // Infer context shared by plan time and run time; `values` supplies what is known of each input.
 class NodeInferContext final : public InferContext {
  public:
-  NodeInferContext(const CompiledNode& node, std::span<const TensorRef> inputs, const bool* known, bool exact)
-      : node_(node), inputs_(inputs), known_(known), exact_(exact) {
+  NodeInferContext(const CompiledNode& node, std::span<const TensorRef> inputs, const bool* known, bool exact,
+                   const KernelTable& kernels, ThreadContext threads)
+      : node_(node), inputs_(inputs), known_(known), exact_(exact), kernels_(kernels), threads_(threads) {
     dtypes_.resize(node.outputs.size());
     shapes_.resize(node.outputs.size());
     set_.assign(node.outputs.size(), false);
@@ -65,6 +66,9 @@ class NodeInferContext final : public InferContext {
   void require_run_time_values() override { needs_values_ = true; }
   bool exact() const override { return exact_; }
   const NodeInfo& node() const override { return *node_.info; }
+  const KernelTable* kernels() const override { return &kernels_; }
+  ThreadContext threads() const override { return threads_; }
+  void outputs_known_after_run() override { after_run_ = true; }
 
   bool complete() const {
     return std::all_of(set_.begin(), set_.end(), [](bool b) { return b; });
@@ -73,6 +77,7 @@ class NodeInferContext final : public InferContext {
   std::vector<Shape> shapes_;
   std::vector<ConstTensor> constants_;
   bool needs_values_ = false;
+  bool after_run_ = false;
 
  private:
   void check_index(size_t i) const {
@@ -83,6 +88,8 @@ class NodeInferContext final : public InferContext {
   std::span<const TensorRef> inputs_;
   const bool* known_;
   bool exact_;
+  const KernelTable& kernels_;
+  ThreadContext threads_;
   Shape empty_;
   std::vector<bool> set_;
 };
@@ -199,9 +206,9 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
       mark_dynamic();
       continue;
     }
-    NodeInferContext ctx(node, refs, known_storage.get(), exact_);
+    NodeInferContext ctx(node, refs, known_storage.get(), exact_, kernels_, threads_);
     kernel.infer(ctx);
-    if (ctx.needs_values_) {
+    if (ctx.needs_values_ || ctx.after_run_) {
       mark_dynamic();
       continue;
     }
@@ -249,10 +256,11 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
       continue;
     }
     if (all_constant) {
-      size_t out_bytes = 0, largest_input = 0;
+      // Bounded by the inputs together, so Concat(Slice(W), Slice(W)) of a weight still folds.
+      size_t out_bytes = 0, input_bytes = 0;
       for (const PlanValue& o : outs) out_bytes += dtype_size(o.dtype) * static_cast<size_t>(o.shape.count());
-      for (const TensorRef& r : refs) largest_input = std::max(largest_input, r.bytes());
-      if (out_bytes <= std::max(largest_input, kConstantGrowthLimit)) {
+      for (const TensorRef& r : refs) input_bytes += r.bytes();
+      if (out_bytes <= std::max(input_bytes, kConstantGrowthLimit)) {
         evaluate_constant(n, outs);
         for (size_t o = 0; o < node.outputs.size(); ++o) {
           if (node.outputs[o] >= 0) values_[static_cast<size_t>(node.outputs[o])] = outs[o];
@@ -560,16 +568,24 @@ RunState* ExecutionPlan::run(std::span<const TensorRef> inputs) {
         node.kernel->run(run);
         continue;
       }
-      // Dynamic: shaped again from the real tensors, outputs from the arena.
-      if (node.kernel->outputs_data_dependent) {
+      // Dynamic: shaped again from the real tensors, outputs from the arena; data-dependent ones as they
+      // finish.
+      auto run_data_dependent = [&] {
         for (size_t o = 0; o < n_out; ++o) out[o] = TensorRef{};
         state->current_outputs = &node.outputs;
         run.allocator = state;
         node.kernel->run(run);
+      };
+      if (node.kernel->outputs_data_dependent) {
+        run_data_dependent();
         continue;
       }
-      NodeInferContext ctx(node, in, state->known.get(), exact_);
+      NodeInferContext ctx(node, in, state->known.get(), exact_, kernels_, threads_);
       node.kernel->infer(ctx);
+      if (ctx.after_run_) {
+        run_data_dependent();
+        continue;
+      }
       if (!ctx.complete()) {
         throw SessionError(SessionError::Kind::InvalidModel, "kernel did not state every output",
                            node.info->display_name());
@@ -607,6 +623,14 @@ void ExecutionPlan::release(RunState* state) {
   std::unique_ptr<RunState> owned(state);
   std::lock_guard<std::mutex> lock(pool_mutex_);
   if (idle_.size() < kMaxIdleStates) idle_.push_back(std::move(owned));
+}
+
+bool ExecutionPlan::fixed_output(size_t i, DType& dtype, Shape& shape) const {
+  const PlanValue& pv = values_[static_cast<size_t>(graph_->output_ids()[i])];
+  if (pv.kind == PlanValue::Kind::Dynamic || pv.kind == PlanValue::Kind::Absent) return false;
+  dtype = pv.dtype;
+  shape = pv.shape;
+  return true;
 }
 
 const TensorRef& ExecutionPlan::output(const RunState& state, size_t i) const {

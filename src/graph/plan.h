@@ -46,6 +46,9 @@ class ExecutionPlan {
   // The outputs of a finished run, in CompiledGraph::output_ids() order.
   const TensorRef& output(const RunState& state, size_t i) const;
   size_t slab_bytes() const { return slab_bytes_; }
+  // Whether the plan fixes the type and shape of output i (false: a dynamic step computes it); sets them if
+  // so.
+  bool fixed_output(size_t i, DType& dtype, Shape& shape) const;
 
  private:
   void plan_nodes(std::span<const TensorRef> inputs);

@@ -37,31 +37,52 @@ int32_t Subgraph::output_elem_type(size_t i) const {
 }
 
 std::shared_ptr<ExecutionPlan> Subgraph::plan_for(std::span<const TensorRef> inputs,
-                                                  const OpRun& node_run) const {
+                                                  const KernelTable& kernels, bool exact,
+                                                  ThreadContext threads) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& p : plans_) {
       if (p->matches(inputs)) return p;
     }
   }
-  auto plan =
-      std::make_shared<ExecutionPlan>(graph_, inputs, *node_run.kernels, node_run.exact, node_run.threads);
+  auto plan = std::make_shared<ExecutionPlan>(graph_, inputs, kernels, exact, threads);
   std::lock_guard<std::mutex> lock(mutex_);
   if (plans_.size() >= kMaxBodyPlans) plans_.erase(plans_.begin());
   plans_.push_back(plan);
   return plan;
 }
 
+std::shared_ptr<ExecutionPlan> Subgraph::plan(std::span<const TensorRef> inputs,
+                                              const InferContext& ctx) const {
+  if (ctx.kernels() == nullptr) return nullptr;
+  std::vector<TensorRef> fed(inputs.begin(), inputs.end());
+  for (size_t slot : capture_slots_)
+    fed.push_back(TensorRef{ctx.input_dtype(slot), ctx.input_shape(slot), nullptr});
+  return plan_for(fed, *ctx.kernels(), ctx.exact(), ctx.threads());
+}
+
 Subgraph::Results Subgraph::run(std::span<const TensorRef> inputs, const OpRun& node_run) const {
   std::vector<TensorRef> fed(inputs.begin(), inputs.end());
   for (size_t slot : capture_slots_) fed.push_back(node_run.inputs[slot]);
-  std::shared_ptr<ExecutionPlan> plan = plan_for(fed, node_run);
+  std::shared_ptr<ExecutionPlan> plan = plan_for(fed, *node_run.kernels, node_run.exact, node_run.threads);
   RunState* state = plan->run(fed);
   return Results(std::move(plan), state);
 }
 
 void copy_to_output(const OpRun& run, size_t i, const TensorRef& src) {
-  TensorRef& dst = run.allocator->allocate(i, src.dtype, src.shape);
+  if (run.allocator != nullptr) {
+    TensorRef& dst = run.allocator->allocate(i, src.dtype, src.shape);
+    if (src.bytes()) std::memcpy(dst.data, src.data, src.bytes());
+    return;
+  }
+  const TensorRef& dst = run.outputs[i];
+  if (dst.dtype != src.dtype || dst.shape != src.shape) {
+    throw SessionError(SessionError::Kind::InvalidModel,
+                       "a body output is " + std::string(dtype_name(src.dtype)) + " " + src.shape.str() +
+                           " where the plan expected " + std::string(dtype_name(dst.dtype)) + " " +
+                           dst.shape.str(),
+                       run.node->display_name());
+  }
   if (src.bytes()) std::memcpy(dst.data, src.data, src.bytes());
 }
 

@@ -45,8 +45,13 @@ class Subgraph {
   // values taken from the node's run: they follow the node's declared inputs there.
   Results run(std::span<const TensorRef> inputs, const OpRun& node_run) const;
 
+  // While the node is shaped: the body's plan for these declared inputs (types and shapes; data unused) and
+  // the captured values' types and shapes, or nullptr when no plan can be made here (graph passes).
+  std::shared_ptr<ExecutionPlan> plan(std::span<const TensorRef> inputs, const InferContext& ctx) const;
+
  private:
-  std::shared_ptr<ExecutionPlan> plan_for(std::span<const TensorRef> inputs, const OpRun& node_run) const;
+  std::shared_ptr<ExecutionPlan> plan_for(std::span<const TensorRef> inputs, const KernelTable& kernels,
+                                          bool exact, ThreadContext threads) const;
 
   std::shared_ptr<const CompiledGraph> graph_;
   size_t declared_inputs_ = 0;
@@ -58,7 +63,8 @@ class Subgraph {
 // The graph attribute `name` of the node; fails naming the node when it is absent.
 const ir::Graph& graph_attribute(const NodeInfo& node, std::string_view name);
 
-// Copies `src` into output i of a data-dependent node's run.
+// Copies `src` into output i: allocated now for a data-dependent run, else the preallocated output, which
+// must have src's type and shape.
 void copy_to_output(const OpRun& run, size_t i, const TensorRef& src);
 
 }  // namespace onemodel::ops
