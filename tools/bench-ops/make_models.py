@@ -35,4 +35,14 @@ save("transpose0213-32x128x12x64", [h.make_node("Transpose", ["x"], ["y"], perm=
 save("gather-128-of-30522x768", [h.make_node("Gather", ["table", "ids"], ["y"], axis=0)],
      [h.make_tensor_value_info("ids", T.INT64, [128])], [h.make_tensor_value_info("y", F, [128, 768])],
      [nh.from_array(rng.standard_normal((30522, 768)).astype(np.float32), "table")])
+# A transformer-style linear layer: MatMul by a constant [512, 512] weight, bias Add and Relu (the
+# linear-pack-fuse pass makes it one node); batch 1 and 8 of 128 rows.
+w = nh.from_array((rng.standard_normal((512, 512)) / np.sqrt(512)).astype(np.float32), "w")
+bias = nh.from_array(rng.standard_normal(512).astype(np.float32), "bias")
+for batch in (1, 8):
+    save(f"linear-relu-{batch}x128x512x512",
+         [h.make_node("MatMul", ["x", "w"], ["y"]), h.make_node("Add", ["y", "bias"], ["b"]),
+          h.make_node("Relu", ["b"], ["z"])],
+         [h.make_tensor_value_info("x", F, [batch, 128, 512])], [h.make_tensor_value_info("z", F, [batch, 128, 512])],
+         [w, bias])
 print("ok")

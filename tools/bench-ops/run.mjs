@@ -13,10 +13,6 @@ const cli = option('--cli', 'build/native/onemodel');
 const seconds = Number(option('--seconds', '2'));
 const cache = path.join(cacheRoot, 'bench-ops');
 mkdirSync(cache, { recursive: true });
-if (!existsSync(path.join(cache, 'gather-128-of-30522x768.onnx'))) {
-  execFileSync('/usr/bin/python3', ['tools/bench-ops/make_models.py', cache], { stdio: 'inherit' });
-}
-
 const cases = [
   'add-broadcast-1M',
   'layernorm-128x768',
@@ -25,7 +21,14 @@ const cases = [
   'reducemean-axis2-32x128x768',
   'transpose0213-32x128x12x64',
   'gather-128-of-30522x768',
+  'linear-relu-1x128x512x512',
+  'linear-relu-8x128x512x512',
 ];
+// Also timed without graph passes, to show what the passes (linear-pack-fuse here) are worth.
+const withoutPasses = new Set(['linear-relu-1x128x512x512', 'linear-relu-8x128x512x512']);
+if (cases.some((name) => !existsSync(path.join(cache, `${name}.onnx`)))) {
+  execFileSync('/usr/bin/python3', ['tools/bench-ops/make_models.py', cache], { stdio: 'inherit' });
+}
 
 const timeOrt = (file) =>
   medianOrtMs(file, seconds, (session) =>
@@ -37,8 +40,9 @@ const timeOrt = (file) =>
     ),
   );
 
-function timeOnemodel(file) {
-  const out = execFileSync(cli, ['bench', file, '--threads', '1', '--seconds', String(seconds)]).toString();
+function timeOnemodel(file, optimization = 'all') {
+  const args = ['bench', file, '--threads', '1', '--seconds', String(seconds), '--optimization', optimization];
+  const out = execFileSync(cli, args).toString();
   return Number(/median_ms (\S+)/.exec(out)[1]);
 }
 
@@ -49,4 +53,8 @@ for (const name of cases) {
   const ours = timeOnemodel(file);
   const theirs = await timeOrt(file);
   console.log(`| ${name} | ${ours.toFixed(4)} | ${theirs.toFixed(4)} | ${(ours / theirs).toFixed(2)} |`);
+  if (withoutPasses.has(name)) {
+    const plain = timeOnemodel(file, 'none');
+    console.log(`| ${name}, no passes | ${plain.toFixed(4)} | ${theirs.toFixed(4)} | ${(plain / theirs).toFixed(2)} |`);
+  }
 }

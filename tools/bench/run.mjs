@@ -1,22 +1,34 @@
 #!/usr/bin/env node
 // Real-model benchmark (bench-method.md): for each model of tools/real-models.tsv, on the inputs recorded by
-// tools/oracle/real-models.mjs, one run that times
+// tools/oracle/real-models.mjs (a model recorded on several cases: its first case, e.g. silero's one chunk with zero
+// state), one run that times
 //   ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web in Node, 1 thread),
-//   onemodel native fast and exact (the CLI's `bench`), and onemodel wasm fast and exact (`npx onemodel bench`),
+//   onemodel native fast and exact (the CLI's `bench`), onemodel wasm fast and exact (`npx onemodel bench`) and
+//   onemodel wasm fast through the npm package's JS API in this process (timed as onnxruntime-web is),
 // at 1 thread (and 2 for the native engines), and prints a Markdown table with ratios against ONNX Runtime.
+// The model `floor` is a single Add on 1x512 floats (written into the cache): its times are each engine's per-call
+// overhead, the floor under any small model such as silero. The model `transformer-encoder` is the project's own
+// (tools/models/make_transformer_encoder.py, written into the cache with seeded inputs), timed at sequence 128 with
+// batch 1 and 8; its reference is ONNX Runtime native's output, computed here.
 // A row's time is the median over --reps repetitions; a repetition is about --seconds of back-to-back calls after
 // a cold call and warm-up (onemodel: the CLI's median per call; ONNX Runtime: the mean per call). Every engine's
 // output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
 //   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--seconds 1] [--cli build/native/onemodel]
+//                            [--no-wasm]   (skips every wasm engine)
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
-import { cacheRoot, option } from './common.mjs';
+import * as onemodelJs from 'onemodel';
+import { modelBytes, node, valueInfo } from '../../js-tests/helpers/onnx-writer.mjs';
+import { cacheRoot, generatedTensor, option } from './common.mjs';
 
-const models = option('--models', 'det,cls,melspectrogram,wake-embedding').split(',');
+const models = option('--models', option('--model',
+  'floor,det,cls,melspectrogram,wake-embedding,silero-vad-legacy,silero-vad-v5,transformer-encoder')).split(',');
+const wasm = !process.argv.includes('--no-wasm');
 const threadCounts = option('--threads', '1,2').split(',').map(Number);
 const reps = Number(option('--reps', '3'));
 const seconds = Number(option('--seconds', '1'));
@@ -38,18 +50,62 @@ function readNpy(file) {
   throw new Error(`${file}: dtype ${descr} not handled`);
 }
 
+// The recorded inputs and ONNX Runtime's outputs of a model's first case (docs/models.md, manifest.tsv).
 function recorded(model) {
+  if (model === 'floor') return floorModel();
   const dir = path.join(cache, 'oracle', model);
   const manifest = path.join(dir, 'manifest.tsv');
   if (!existsSync(manifest)) throw new Error(`${manifest} missing: run tools/fetch-models.sh && node tools/oracle/real-models.mjs`);
   const inputs = [], outputs = [];
+  let firstCase;
   for (const line of readFileSync(manifest, 'utf8').split('\n')) {
     if (!line || line.startsWith('#')) continue;
-    const [kind, index, name] = line.split('\t');
-    const file = path.join(dir, `${kind}-${index}.npy`);
+    const [kind, index, name, , , caseName = ''] = line.split('\t');
+    firstCase ??= caseName;
+    if (caseName !== firstCase) break;
+    const file = path.join(dir, caseName, `${kind}-${index}.npy`);
     (kind === 'input' ? inputs : outputs).push({ name, file, tensor: readNpy(file) });
   }
   return { file: path.join(cache, 'models', `${model}.onnx`), inputs, outputs };
+}
+
+// y = x + x on 1x512 floats, written into the cache; its input is the CLI's generated one (docs/cli.md), so the
+// onemodel CLI is given no input file, and its reference is exact.
+function floorModel() {
+  const dir = path.join(cache, 'bench-floor');
+  const file = path.join(dir, 'add-1x512.onnx');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, modelBytes({
+    nodes: [node('Add', ['x', 'x'], ['y'])],
+    inputs: [valueInfo('x', 'float32', [1, 512])],
+    outputs: [valueInfo('y', 'float32', [1, 512])],
+  }));
+  const x = generatedTensor('float32', [1, 512]);
+  const y = { type: 'float32', dims: [1, 512], data: x.data.map((v) => v + v) };
+  return { file, inputs: [{ name: 'x', tensor: { type: 'float32', dims: [1, 512], data: x.data } }], outputs: [{ name: 'y', tensor: y }] };
+}
+
+// The encoder at sequence 128, batch 1 and 8: the script writes the model and the inputs, ONNX Runtime native
+// (one thread, all optimisations) computes the reference.
+async function encoderRecords() {
+  const script = fileURLToPath(new URL('../models/make_transformer_encoder.py', import.meta.url));
+  const file = path.join(cache, 'models', 'transformer-encoder.onnx');
+  const records = [];
+  for (const batch of [1, 8]) {
+    const dir = path.join(cache, 'bench-encoder', `b${batch}-s128`);
+    execFileSync('/usr/bin/python3', [script, file, '--inputs', dir, '--batch', String(batch), '--sequence', '128']);
+    const inputs = ['input_ids', 'attention_mask'].map((name) => {
+      const f = path.join(dir, `${name}.npy`);
+      return { name, file: f, tensor: readNpy(f) };
+    });
+    const session = await ortNode.InferenceSession.create(file, { intraOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    const out = await session.run(Object.fromEntries(inputs.map((i) => [i.name, new ortNode.Tensor(i.tensor.type, i.tensor.data, i.tensor.dims)])));
+    await session.release();
+    const want = out.last_hidden_state;
+    records.push({ label: `transformer-encoder b${batch}`, file, inputs,
+      outputs: [{ name: 'last_hidden_state', tensor: { type: 'float32', dims: want.dims, data: want.data } }] });
+  }
+  return records;
 }
 
 function scaledError(got, want) {
@@ -65,10 +121,11 @@ function scaledError(got, want) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
-// --- ONNX Runtime (native binding or wasm), timed around session.run in this process
-async function timeOrt(ort, rec, options) {
-  const session = await ort.InferenceSession.create(rec.file, options);
-  const feeds = Object.fromEntries(rec.inputs.map((i) => [i.name, new ort.Tensor(i.tensor.type, i.tensor.data, i.tensor.dims)]));
+// --- An engine with a JS API, timed around session.run in this process: ONNX Runtime (native binding or wasm) or
+// the onemodel npm package (wasm). `open()` makes the session; `Tensor` is the engine's tensor class.
+async function timeInProcess(open, Tensor, rec) {
+  const session = await open();
+  const feeds = Object.fromEntries(rec.inputs.map((i) => [i.name, new Tensor(i.tensor.type, i.tensor.data, i.tensor.dims)]));
   let out = await session.run(feeds);
   const warmEnd = performance.now() + 200;
   while (performance.now() < warmEnd) out = await session.run(feeds);
@@ -87,9 +144,11 @@ async function timeOrt(ort, rec, options) {
   return { ms: median(means), min: Math.min(...means), max: Math.max(...means), error };
 }
 
+const timeOrt = (ort, rec, options) => timeInProcess(() => ort.InferenceSession.create(rec.file, options), ort.Tensor, rec);
+
 // --- onemodel through its CLI (native binary or the wasm build in Node)
 function timeOnemodel(command, rec, mode, threads) {
-  const inputArgs = rec.inputs.flatMap((i) => ['--input', `${i.name}=${i.file}`]);
+  const inputArgs = rec.inputs.filter((i) => i.file).flatMap((i) => ['--input', `${i.name}=${i.file}`]);
   const common = [...inputArgs, '--mode', mode, '--threads', String(threads)];
   const medians = [];
   for (let r = 0; r < reps; ++r) {
@@ -118,29 +177,35 @@ console.log('| model | threads | engine | median ms | min–max ms | vs ORT nati
 console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|');
 ortWeb.env.wasm.numThreads = 1;
 for (const model of models) {
-  const rec = recorded(model);
-  for (const threads of threadCounts) {
-    const rows = [];
-    const ortOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
-    const ortNative = await timeOrt(ortNode, rec, ortOptions);
-    rows.push(['onnxruntime-node', ortNative]);
-    let ortWasm = null;
-    if (threads === 1) {
-      ortWasm = await timeOrt(ortWeb, rec, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-      rows.push(['onnxruntime-web (wasm)', ortWasm]);
-    }
-    const nativeFast = timeOnemodel([cli], rec, 'fast', threads);
-    rows.push(['onemodel native fast', nativeFast, ortNative]);
-    rows.push(['onemodel native exact', timeOnemodel([cli], rec, 'exact', threads), ortNative, nativeFast]);
-    if (threads === 1) {
-      const wasmFast = timeOnemodel(['node', ...wasmCli], rec, 'fast', 1);
-      rows.push(['onemodel wasm fast', wasmFast, ortNative, null, ortWasm]);
-      rows.push(['onemodel wasm exact', timeOnemodel(['node', ...wasmCli], rec, 'exact', 1), ortNative, wasmFast, ortWasm]);
-    }
-    for (const [engine, r, vsNative, vsFast, vsWasm] of rows) {
-      const ratio = (base) => (base ? (r.ms / base.ms).toFixed(2) : '');
-      console.log(`| ${model} | ${threads} | ${engine} | ${r.ms.toFixed(3)} | ${r.min.toFixed(3)}–${r.max.toFixed(3)} | ` +
-        `${ratio(vsNative)} | ${ratio(vsWasm)} | ${ratio(vsFast)} | ${r.error.toExponential(1)} |`);
+  for (const rec of model === 'transformer-encoder' ? await encoderRecords() : [recorded(model)]) {
+    const label = rec.label ?? model;
+    for (const threads of threadCounts) {
+      const rows = [];
+      const ortOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+      const ortNative = await timeOrt(ortNode, rec, ortOptions);
+      rows.push(['onnxruntime-node', ortNative]);
+      let ortWasm = null;
+      if (threads === 1 && wasm) {
+        ortWasm = await timeOrt(ortWeb, rec, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+        rows.push(['onnxruntime-web (wasm)', ortWasm]);
+      }
+      const nativeFast = timeOnemodel([cli], rec, 'fast', threads);
+      rows.push(['onemodel native fast', nativeFast, ortNative]);
+      rows.push(['onemodel native exact', timeOnemodel([cli], rec, 'exact', threads), ortNative, nativeFast]);
+      if (threads === 1 && wasm) {
+        const wasmFast = timeOnemodel(['node', ...wasmCli], rec, 'fast', 1);
+        rows.push(['onemodel wasm fast', wasmFast, ortNative, null, ortWasm]);
+        rows.push(['onemodel wasm exact', timeOnemodel(['node', ...wasmCli], rec, 'exact', 1), ortNative, wasmFast, ortWasm]);
+        // The npm package's JS API, timed like onnxruntime-web: the CLI's loop plus the binding's per-call cost.
+        const open = () => onemodelJs.Session.create(rec.file, { mode: 'fast' });
+        rows.push(['onemodel wasm fast (JS API)', await timeInProcess(open, onemodelJs.Tensor, rec), ortNative, null, ortWasm]);
+      }
+      for (const [engine, r, vsNative, vsFast, vsWasm] of rows) {
+        const ratio = (base) => (base ? (r.ms / base.ms).toFixed(2) : '');
+        const ms = (v) => (v >= 1 ? v.toFixed(3) : v.toPrecision(3));  // three digits for the floor's microseconds
+        console.log(`| ${label} | ${threads} | ${engine} | ${ms(r.ms)} | ${ms(r.min)}–${ms(r.max)} | ` +
+          `${ratio(vsNative)} | ${ratio(vsWasm)} | ${ratio(vsFast)} | ${r.error.toExponential(1)} |`);
+      }
     }
   }
 }

@@ -57,6 +57,9 @@ void run_passes(PassGraph& graph, const SessionOptions& options);
 // The passes themselves (one per file).
 void constant_fold(PassGraph& graph);
 void conv_batchnorm_fold(PassGraph& graph);
+void gelu(PassGraph& graph);
+void attention(PassGraph& graph);
+void linear_pack_fuse(PassGraph& graph);
 void conv_activation(PassGraph& graph);
 void elementwise_chain(PassGraph& graph);
 

@@ -78,6 +78,9 @@ constexpr GraphPass kPasses[] = {
     {"constant-fold", OptimizationLevel::Basic, true, constant_fold},
     {"conv-batchnorm-fold", OptimizationLevel::All, false, conv_batchnorm_fold},
     {"constant-fold", OptimizationLevel::Basic, true, constant_fold},
+    {"gelu", OptimizationLevel::All, false, gelu},
+    {"attention", OptimizationLevel::All, false, attention},
+    {"linear-pack-fuse", OptimizationLevel::All, true, linear_pack_fuse},
     {"conv-activation", OptimizationLevel::All, true, conv_activation},
     {"elementwise-chain", OptimizationLevel::All, true, elementwise_chain},
 };

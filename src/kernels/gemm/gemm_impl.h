@@ -27,6 +27,7 @@
 // then for each B strip runs the microkernel down the A strips. The first block starts the accumulators at
 // +0; a later one reloads what the block before stored in C, so the additions form one unbroken sequence. NaN
 // is replaced when the last block stores (a NaN accumulator stays NaN, so earlier would change nothing).
+// With args.epilogue, the tile's chunk then hands the finished tile to it (k = 0: each tile of zeros).
 //
 // Safety rules.
 // - C is written only inside the m x n window (c, ldc) and must not overlap A or B; A and B are read only at
@@ -146,6 +147,16 @@ struct GemmImpl {
       float* row = args.c + i * args.ldc;
       for (int64_t j = 0; j < args.n; ++j) row[j] = 0.0f;
     }
+    if (args.epilogue == nullptr) return;
+    for (int64_t i0 = 0; i0 < args.m; i0 += kMC) {
+      for (int64_t j0 = 0; j0 < args.n; j0 += kNC) finish_tile(args, i0, j0);
+    }
+  }
+
+  // Hands the finished tile at (i0, j0) to the epilogue.
+  static void finish_tile(const GemmArgs& args, int64_t i0, int64_t j0) {
+    const int64_t rows = args.m - i0 < kMC ? args.m - i0 : kMC, cols = args.n - j0 < kNC ? args.n - j0 : kNC;
+    args.epilogue->apply(args.c + i0 * args.ldc + j0, args.ldc, i0, j0, rows, cols);
   }
 
   static int64_t pack_chunks(int64_t k, int64_t n) {
@@ -278,6 +289,7 @@ struct GemmImpl {
         }
       }
     }
+    if (args.epilogue != nullptr) finish_tile(args, i0, j0);
   }
 
   static void run_tiles(const GemmArgs& args, const float* packed_b, float* slots,

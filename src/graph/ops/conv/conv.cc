@@ -19,7 +19,7 @@ constexpr int64_t kMaxDepthwiseStride = 8;  // wider column strides go through i
 
 class Conv final : public OpKernel {
  public:
-  Conv(ConvAttrs attrs, std::unique_ptr<const ConvEpilogue> epilogue)
+  Conv(ConvAttrs attrs, std::unique_ptr<const FusedEpilogue> epilogue)
       : attrs_(std::move(attrs)), epilogue_(std::move(epilogue)) {
     supports_exact = true;
   }
@@ -173,7 +173,7 @@ class Conv final : public OpKernel {
   }
 
   ConvAttrs attrs_;
-  std::unique_ptr<const ConvEpilogue> epilogue_;  // set by the conv-activation pass, else null
+  std::unique_ptr<const FusedEpilogue> epilogue_;  // set by the conv-activation pass, else null
 };
 
 }  // namespace
@@ -184,7 +184,7 @@ std::unique_ptr<OpKernel> make_conv(const NodeInfo& node) {
 }
 
 std::unique_ptr<OpKernel> make_conv_with_epilogue(const NodeInfo& node,
-                                                  std::unique_ptr<const ConvEpilogue> epilogue) {
+                                                  std::unique_ptr<const FusedEpilogue> epilogue) {
   return std::make_unique<Conv>(parse_conv_attrs(node, false), std::move(epilogue));
 }
 

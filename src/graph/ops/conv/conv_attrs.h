@@ -8,6 +8,7 @@
 
 #include "core/shape.h"
 #include "graph/op.h"
+#include "graph/ops/fused_epilogue.h"
 #include "kernels/conv/conv_geometry.h"
 
 namespace onemodel::ops {
@@ -44,14 +45,5 @@ void infer_conv(InferContext& ctx, const ConvAttrs& attrs, std::string_view op);
 void add_bias(const OpRun& run, const ConvShapes& s);
 // The same addition over `count` outputs of one channel.
 void add_bias_row(const KernelTable& kernels, float* y, int64_t count, float bias, bool exact);
-
-// Work a fused node does on finished outputs of its convolution (the conv-activation pass): `y` holds `count`
-// contiguous outputs with the bias added; `run` is the convolution's run, `threads` what the epilogue may
-// use.
-class ConvEpilogue {
- public:
-  virtual ~ConvEpilogue() = default;
-  virtual void apply(const OpRun& run, float* y, int64_t count, ThreadContext threads) const = 0;
-};
 
 }  // namespace onemodel::ops

@@ -10,9 +10,9 @@ namespace onemodel::ops {
 std::unique_ptr<OpKernel> make_conv(const NodeInfo& node);            // conv.cc
 std::unique_ptr<OpKernel> make_conv_transpose(const NodeInfo& node);  // conv_transpose.cc
 
-class ConvEpilogue;
+class FusedEpilogue;
 // A Conv whose bias and `epilogue` run on each finished block of output rows (conv.cc; graph passes).
 std::unique_ptr<OpKernel> make_conv_with_epilogue(const NodeInfo& node,
-                                                  std::unique_ptr<const ConvEpilogue> epilogue);
+                                                  std::unique_ptr<const FusedEpilogue> epilogue);
 
 }  // namespace onemodel::ops

@@ -51,4 +51,10 @@ std::unique_ptr<OpKernel> make_mod(const NodeInfo& node);               // mod.c
 std::unique_ptr<OpKernel> make_sin(const NodeInfo& node);               // trig.cc
 std::unique_ptr<OpKernel> make_cos(const NodeInfo& node);               // trig.cc
 
+// For graph passes (unary_math.cc): Gelu (erf or tanh form) for a node the gelu pass rewrote, which keeps
+// the NodeInfo of the Mul it replaced; and whether a kernel is a Gelu of either factory, whatever its node's
+// type says.
+std::unique_ptr<OpKernel> make_fused_gelu(bool tanh_form);
+bool is_gelu_kernel(const OpKernel& kernel);
+
 }  // namespace onemodel::ops

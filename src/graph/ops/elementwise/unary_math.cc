@@ -22,6 +22,8 @@ class UnaryMath final : public OpKernel {
     ctx.set_output(0, type, ctx.input_shape(0));
   }
 
+  UnaryFn fn() const { return fn_; }
+
   void run(const OpRun& run) const override {
     const float* x = run.inputs[0].as<const float>();
     float* y = run.outputs[0].as<float>();
@@ -63,6 +65,15 @@ std::unique_ptr<OpKernel> make_gelu(const NodeInfo& node) {
   if (approximate == "none") return make_unary<UnaryFn::GeluErf>(node);
   if (approximate == "tanh") return make_unary<UnaryFn::GeluTanh>(node);
   node.fail("attribute 'approximate' must be \"none\" or \"tanh\", got \"" + approximate + "\"");
+}
+
+std::unique_ptr<OpKernel> make_fused_gelu(bool tanh_form) {
+  return std::make_unique<UnaryMath>(tanh_form ? UnaryFn::GeluTanh : UnaryFn::GeluErf);
+}
+
+bool is_gelu_kernel(const OpKernel& kernel) {
+  const auto* unary = dynamic_cast<const UnaryMath*>(&kernel);
+  return unary != nullptr && (unary->fn() == UnaryFn::GeluErf || unary->fn() == UnaryFn::GeluTanh);
 }
 
 }  // namespace onemodel::ops

@@ -6,7 +6,11 @@ namespace onemodel::ops {
 
 std::shared_ptr<const PackedWeight> pack_weight(const PrepareContext& ctx, const float* b, int64_t b_row,
                                                 int64_t b_col, int64_t k, int64_t n) {
-  const KernelTable& kernels = ctx.kernels();
+  return pack_weight(ctx.kernels(), b, b_row, b_col, k, n);
+}
+
+std::shared_ptr<const PackedWeight> pack_weight(const KernelTable& kernels, const float* b, int64_t b_row,
+                                                int64_t b_col, int64_t k, int64_t n) {
   auto weight = std::make_shared<PackedWeight>();
   const auto floats = static_cast<int64_t>(kernels.packed_b_floats(k, n));
   weight->storage = ConstTensor::allocate(DType::F32, Shape{floats});

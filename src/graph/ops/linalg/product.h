@@ -20,6 +20,9 @@ struct PackedWeight {
 // Packs the k x n operand whose element (p, j) is b[p*b_row + j*b_col] for the plan's kernel table.
 std::shared_ptr<const PackedWeight> pack_weight(const PrepareContext& ctx, const float* b, int64_t b_row,
                                                 int64_t b_col, int64_t k, int64_t n);
+// The same for a given kernel table.
+std::shared_ptr<const PackedWeight> pack_weight(const KernelTable& kernels, const float* b, int64_t b_row,
+                                                int64_t b_col, int64_t k, int64_t n);
 
 // Scratch for run_gemm calls of the shape of `args` (m, n, k) with the same `packed`, from the run's arena.
 float* gemm_scratch(const OpRun& run, const GemmArgs& args, const PackedWeight* packed);

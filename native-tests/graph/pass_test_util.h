@@ -1,0 +1,63 @@
+// Helpers for the tests of single graph passes: options at a level, the node count left after the passes,
+// seeded inputs, and the "same bits as the unfused graph on every path and thread count" check.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "graph/compiled_graph.h"
+#include "ops/op_test_util.h"
+
+namespace onemodel::test {
+
+inline SessionOptions at_level(SessionOptions o, OptimizationLevel level) {
+  o.optimization_level = level;
+  return o;
+}
+
+// Nodes left after the passes these options select.
+inline size_t nodes_after_passes(const ModelBuilder& b, const SessionOptions& options) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
+  auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
+  return CompiledGraph(model, options).nodes().size();
+}
+
+// Uniform in [lo, hi); with `specials`, a NaN, +-inf and -0 at fixed places.
+inline std::vector<float> uniform_values(size_t n, uint32_t seed, float lo, float hi, bool specials) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  if (specials && n > 8) {
+    v[1] = std::numeric_limits<float>::quiet_NaN();
+    v[3] = std::numeric_limits<float>::infinity();
+    v[5] = -0.0f;
+    v[n - 2] = -std::numeric_limits<float>::infinity();
+  }
+  return v;
+}
+
+// Both modes, every kernel path, one and two threads: the graph gives the same bytes with and without passes.
+inline void expect_same_bits_as_unfused(const ModelBuilder& b, const std::vector<NamedTensor>& inputs,
+                                        const std::string& label) {
+  for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        const SessionOptions o = options(mode, path, threads);
+        const std::vector<Tensor> fused = b.run(inputs, o);
+        const std::vector<Tensor> plain = b.run(inputs, at_level(o, OptimizationLevel::None));
+        ASSERT_EQ(fused.size(), plain.size()) << label;
+        for (size_t i = 0; i < fused.size(); ++i) {
+          EXPECT_TRUE(same_bytes(fused[i], plain[i]))
+              << label << " output " << i << " " << path << " threads " << threads
+              << (mode == ExecutionMode::Exact ? " exact" : " fast");
+        }
+      }
+    }
+  }
+}
+
+}  // namespace onemodel::test
