@@ -17,31 +17,11 @@ namespace {
 
 constexpr int64_t kBatch = 2, kSeq = 53, kK = 300, kN = 200;  // 106 rows, two k-blocks, ragged tiles
 
-struct Activation {
-  const char* op;
-  std::vector<Attr> attrs;
-  std::vector<std::pair<const char*, float>> bounds;  // Clip's inputs
-};
-
 std::vector<Activation> activations() {
-  return {{"Relu", {}, {}},
-          {"Clip", {}, {{"lo", 0.0f}, {"hi", 6.0f}}},
-          {"Clip", {}, {{"lo", -0.5f}}},
-          {"HardSigmoid", {Attr::f("alpha", 0.2f), Attr::f("beta", 0.5f)}, {}},
-          {"HardSwish", {}, {}},
-          {"LeakyRelu", {Attr::f("alpha", 0.1f)}, {}},
-          {"Sigmoid", {}, {}},
-          {"Tanh", {}, {}},
-          {"Gelu", {}, {}},
-          {"Gelu", {Attr::s("approximate", "tanh")}, {}}};
-}
-
-// in -> activation -> out, with Clip's bounds as constants.
-void add_activation(ModelBuilder& b, const Activation& a, std::string_view in, std::string_view out) {
-  for (const auto& [name, value] : a.bounds) b.initializer(name, Tensor::from(std::vector<float>{value}, {}));
-  if (a.bounds.size() == 2) b.node(a.op, {in, "lo", "hi"}, {out}, a.attrs);
-  if (a.bounds.size() == 1) b.node(a.op, {in, "lo"}, {out}, a.attrs);
-  if (a.bounds.empty()) b.node(a.op, {in}, {out}, a.attrs);
+  std::vector<Activation> all = epilogue_activations();
+  all.push_back({"Gelu", {}, {}});
+  all.push_back({"Gelu", {Attr::s("approximate", "tanh")}, {}});
+  return all;
 }
 
 Tensor weights(int64_t rows, int64_t cols, uint32_t seed) {

@@ -40,6 +40,33 @@ inline std::vector<float> uniform_values(size_t n, uint32_t seed, float lo, floa
   return v;
 }
 
+// An activation a fusing pass takes into its epilogue (graph-passes.md's list), with Clip's bounds.
+struct Activation {
+  const char* op;
+  std::vector<Attr> attrs;
+  std::vector<std::pair<const char*, float>> bounds;  // Clip's inputs
+};
+
+// The list both product passes fuse; Gelu (opset 20) is added by the tests whose models allow it.
+inline std::vector<Activation> epilogue_activations() {
+  return {{"Relu", {}, {}},
+          {"Clip", {}, {{"lo", 0.0f}, {"hi", 6.0f}}},
+          {"Clip", {}, {{"lo", -0.5f}}},
+          {"HardSigmoid", {Attr::f("alpha", 0.2f), Attr::f("beta", 0.5f)}, {}},
+          {"HardSwish", {}, {}},
+          {"LeakyRelu", {Attr::f("alpha", 0.1f)}, {}},
+          {"Sigmoid", {}, {}},
+          {"Tanh", {}, {}}};
+}
+
+// in -> activation -> out, with Clip's bounds as constants.
+inline void add_activation(ModelBuilder& b, const Activation& a, std::string_view in, std::string_view out) {
+  for (const auto& [name, value] : a.bounds) b.initializer(name, Tensor::from(std::vector<float>{value}, {}));
+  if (a.bounds.size() == 2) b.node(a.op, {in, "lo", "hi"}, {out}, a.attrs);
+  if (a.bounds.size() == 1) b.node(a.op, {in, "lo"}, {out}, a.attrs);
+  if (a.bounds.empty()) b.node(a.op, {in}, {out}, a.attrs);
+}
+
 // Both modes, every kernel path, one and two threads: the graph gives the same bytes with and without passes.
 inline void expect_same_bits_as_unfused(const ModelBuilder& b, const std::vector<NamedTensor>& inputs,
                                         const std::string& label) {

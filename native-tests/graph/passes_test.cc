@@ -8,37 +8,14 @@
 #include <limits>
 #include <random>
 
-#include "graph/compiled_graph.h"
 #include "graph/passes/graph_pass.h"
-#include "ops/op_test_util.h"
+#include "pass_test_util.h"
 
 namespace onemodel::test {
 namespace {
 
-SessionOptions with_level(SessionOptions o, OptimizationLevel level) {
-  o.optimization_level = level;
-  return o;
-}
-
-// Nodes left after the passes of these options.
-size_t compiled_nodes(const ModelBuilder& b, const SessionOptions& options) {
-  auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
-  auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
-  return CompiledGraph(model, options).nodes().size();
-}
-
 std::vector<float> random_values(size_t n, uint32_t seed, bool specials) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  if (specials && n > 8) {
-    v[1] = std::numeric_limits<float>::quiet_NaN();
-    v[3] = std::numeric_limits<float>::infinity();
-    v[5] = -0.0f;
-    v[n - 2] = -std::numeric_limits<float>::infinity();
-  }
-  return v;
+  return uniform_values(n, seed, -2.0f, 2.0f, specials);
 }
 
 struct ConvCase {
@@ -88,7 +65,7 @@ TEST(GraphPasses, LevelsAndModeSelectThePasses) {
   for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
     SessionOptions o;
     o.mode = mode;
-    EXPECT_TRUE(passes::selected_passes(with_level(o, OptimizationLevel::None)).empty());
+    EXPECT_TRUE(passes::selected_passes(at_level(o, OptimizationLevel::None)).empty());
     for (auto level : {OptimizationLevel::Basic, OptimizationLevel::All}) {
       std::vector<const passes::GraphPass*> want;
       for (const passes::GraphPass& p : passes::all_passes()) {
@@ -96,7 +73,7 @@ TEST(GraphPasses, LevelsAndModeSelectThePasses) {
         if (mode == ExecutionMode::Exact && !p.preserves_bits) continue;
         want.push_back(&p);
       }
-      EXPECT_EQ(passes::selected_passes(with_level(o, level)), want);
+      EXPECT_EQ(passes::selected_passes(at_level(o, level)), want);
     }
   }
   // The table of graph-passes.md: the batch-norm fold, the Gelu and the attention fusions change bits, the
@@ -109,46 +86,22 @@ TEST(GraphPasses, LevelsAndModeSelectThePasses) {
   }
 }
 
-struct Activation {
-  const char* op;
-  std::vector<Attr> attrs;
-  std::vector<std::pair<const char*, float>> bounds;  // Clip's inputs
-};
-
-std::vector<Activation> activations() {
-  return {{"Relu", {}, {}},
-          {"Clip", {}, {{"lo", 0.0f}, {"hi", 6.0f}}},
-          {"Clip", {}, {{"lo", -0.5f}}},
-          {"HardSigmoid", {Attr::f("alpha", 0.2f), Attr::f("beta", 0.5f)}, {}},
-          {"HardSwish", {}, {}},
-          {"LeakyRelu", {Attr::f("alpha", 0.1f)}, {}},
-          {"Sigmoid", {}, {}},
-          {"Tanh", {}, {}}};
-}
-
 TEST(GraphPasses, ConvActivationKeepsTheBitsOnEveryPathAndThreadCount) {
   for (const ConvCase& c : kConvs) {
-    for (const Activation& a : activations()) {
+    for (const Activation& a : epilogue_activations()) {
       ModelBuilder b = conv_model(c, 14);
-      std::vector<std::string> inputs = {"y0"};
-      for (const auto& [name, value] : a.bounds) {
-        b.initializer(name, Tensor::from(std::vector<float>{value}, {}));
-        inputs.emplace_back(name);
-      }
-      if (inputs.size() == 2) b.node(a.op, {"y0", "lo"}, {"z"}, a.attrs);
-      if (inputs.size() == 3) b.node(a.op, {"y0", "lo", "hi"}, {"z"}, a.attrs);
-      if (inputs.size() == 1) b.node(a.op, {"y0"}, {"z"}, a.attrs);
+      add_activation(b, a, "y0", "z");
       b.output("z", DType::F32);
       const std::string label = std::string(c.name) + " " + a.op;
       const Tensor x = conv_input(c, true);
       for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
-        EXPECT_EQ(compiled_nodes(b, options(mode)), 1u) << label;
-        EXPECT_EQ(compiled_nodes(b, with_level(options(mode), OptimizationLevel::None)), 2u) << label;
+        EXPECT_EQ(nodes_after_passes(b, options(mode)), 1u) << label;
+        EXPECT_EQ(nodes_after_passes(b, at_level(options(mode), OptimizationLevel::None)), 2u) << label;
         for (const std::string& path : kernel_paths()) {
           for (int threads : {1, 2}) {
             SessionOptions o = options(mode, path, threads);
             Tensor fused = b.run({{"x", x}}, o)[0];
-            Tensor plain = b.run({{"x", x}}, with_level(o, OptimizationLevel::None))[0];
+            Tensor plain = b.run({{"x", x}}, at_level(o, OptimizationLevel::None))[0];
             EXPECT_TRUE(same_bytes(fused, plain)) << label << " " << path << " threads " << threads
                                                   << (mode == ExecutionMode::Exact ? " exact" : " fast");
           }
@@ -165,14 +118,14 @@ TEST(GraphPasses, ConvActivationLeavesSharedOrOutputConvolutionsAlone) {
       .node("Sigmoid", {"y0"}, {"s"})
       .output("z", DType::F32)
       .output("s", DType::F32);
-  EXPECT_EQ(compiled_nodes(shared, {}), 3u);
+  EXPECT_EQ(nodes_after_passes(shared, {}), 3u);
   ModelBuilder output = conv_model(c, 14);
   output.node("Relu", {"y0"}, {"z"}).output("z", DType::F32).output("y0", DType::F32);
-  EXPECT_EQ(compiled_nodes(output, {}), 2u);
+  EXPECT_EQ(nodes_after_passes(output, {}), 2u);
   // Clip with a bound computed at run time is not a constant-bound activation.
   ModelBuilder bound = conv_model(c, 14);
   bound.input("lo", DType::F32, {}).node("Clip", {"y0", "lo"}, {"z"}).output("z", DType::F32);
-  EXPECT_EQ(compiled_nodes(bound, {}), 2u);
+  EXPECT_EQ(nodes_after_passes(bound, {}), 2u);
 }
 
 // Statistics whose scale varies in sign and size.
@@ -214,7 +167,7 @@ void expect_same_bits_as_unfused(const ModelBuilder& b, const Tensor& x, const s
       for (int threads : {1, 2}) {
         SessionOptions o = options(mode, path, threads);
         EXPECT_TRUE(
-            same_bytes(b.run({{"x", x}}, o)[0], b.run({{"x", x}}, with_level(o, OptimizationLevel::None))[0]))
+            same_bytes(b.run({{"x", x}}, o)[0], b.run({{"x", x}}, at_level(o, OptimizationLevel::None))[0]))
             << label << " " << path << " threads " << threads
             << (mode == ExecutionMode::Exact ? " exact" : " fast");
       }
@@ -235,8 +188,8 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
         .node("Mul", {"y0", "d"}, {"z"})
         .output("z", DType::F32);
     for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
-      EXPECT_EQ(compiled_nodes(swish, options(mode)), 2u) << c.name;
-      EXPECT_EQ(compiled_nodes(swish, with_level(options(mode), OptimizationLevel::None)), 5u) << c.name;
+      EXPECT_EQ(nodes_after_passes(swish, options(mode)), 2u) << c.name;
+      EXPECT_EQ(nodes_after_passes(swish, at_level(options(mode), OptimizationLevel::None)), 5u) << c.name;
     }
     expect_same_bits_as_unfused(swish, conv_input(c, true), std::string(c.name) + " hard-swish");
 
@@ -252,8 +205,8 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
         .output("z", DType::F32)
         .output("y0", DType::F32);
     for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
-      EXPECT_EQ(compiled_nodes(mixed, options(mode)), 3u) << c.name;
-      EXPECT_EQ(compiled_nodes(mixed, with_level(options(mode), OptimizationLevel::None)), 6u) << c.name;
+      EXPECT_EQ(nodes_after_passes(mixed, options(mode)), 3u) << c.name;
+      EXPECT_EQ(nodes_after_passes(mixed, at_level(options(mode), OptimizationLevel::None)), 6u) << c.name;
     }
     expect_same_bits_as_unfused(mixed, conv_input(c, true), std::string(c.name) + " chain after BN");
   }
@@ -269,7 +222,7 @@ TEST(GraphPasses, ElementwiseChainNeedsScalarOperandsOfNoHigherRank) {
       .node("Mul", {"y0", "per_channel"}, {"m"})
       .node("Add", {"m", "wide"}, {"z"})
       .output("z", DType::F32);
-  EXPECT_EQ(compiled_nodes(b, {}), 3u);
+  EXPECT_EQ(nodes_after_passes(b, {}), 3u);
   expect_same_bits_as_unfused(b, conv_input(c, false), "unfused");
 }
 
@@ -318,9 +271,9 @@ TEST(GraphPasses, ConvBatchNormFoldStaysWithinTheSummationBoundAndSkipsExactMode
   constexpr double kUnitRoundoff = 1.0 / 16777216.0;
   for (const ConvCase& c : kConvs) {
     ModelBuilder b = conv_batchnorm_model(c, kEpsilon);
-    EXPECT_EQ(compiled_nodes(b, options(ExecutionMode::Fast)), 1u) << c.name;
-    EXPECT_EQ(compiled_nodes(b, options(ExecutionMode::Exact)), 2u) << c.name;
-    EXPECT_EQ(compiled_nodes(b, with_level(options(ExecutionMode::Fast), OptimizationLevel::Basic)), 2u);
+    EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Fast)), 1u) << c.name;
+    EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Exact)), 2u) << c.name;
+    EXPECT_EQ(nodes_after_passes(b, at_level(options(ExecutionMode::Fast), OptimizationLevel::Basic)), 2u);
     const Tensor x = conv_input(c, false);
     const Magnitudes mag = magnitudes(c, x, kEpsilon);
     for (const std::string& path : kernel_paths()) {
@@ -328,7 +281,7 @@ TEST(GraphPasses, ConvBatchNormFoldStaysWithinTheSummationBoundAndSkipsExactMode
         const SessionOptions fast = options(ExecutionMode::Fast, path, threads);
         const std::vector<float> folded = b.run({{"x", x}}, fast)[0].to_vector<float>();
         const std::vector<float> plain =
-            b.run({{"x", x}}, with_level(fast, OptimizationLevel::None))[0].to_vector<float>();
+            b.run({{"x", x}}, at_level(fast, OptimizationLevel::None))[0].to_vector<float>();
         ASSERT_EQ(folded.size(), mag.sum.size());
         ASSERT_EQ(plain.size(), mag.sum.size());
         for (size_t i = 0; i < folded.size(); ++i) {
@@ -340,7 +293,7 @@ TEST(GraphPasses, ConvBatchNormFoldStaysWithinTheSummationBoundAndSkipsExactMode
         // Exact mode does not fold: the bits of the unfused graph.
         const SessionOptions exact = options(ExecutionMode::Exact, path, threads);
         EXPECT_TRUE(same_bytes(b.run({{"x", x}}, exact)[0],
-                               b.run({{"x", x}}, with_level(exact, OptimizationLevel::None))[0]))
+                               b.run({{"x", x}}, at_level(exact, OptimizationLevel::None))[0]))
             << c.name << " " << path;
       }
     }
