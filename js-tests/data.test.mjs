@@ -17,7 +17,7 @@ const int64Model = modelBytes({
 
 test('int64 tensors travel as BigInt64Array, beyond 2^53', async () => {
   const session = await Session.create(int64Model);
-  expect(session.inputs[0]).toEqual({ name: 'ids', type: 'int64', dims: ['n'] });
+  expect(session.inputs[0]).toEqual({ name: 'ids', kind: 'tensor', type: 'int64', dims: ['n'] });
   const big = BigInt64Array.from([2n ** 61n + 3n, -5n, 0n]);
   const out = await session.run({
     ids: new Tensor('int64', BigInt64Array.from([3n, 0n, 2n])),

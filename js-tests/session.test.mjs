@@ -43,12 +43,12 @@ test('a session describes its inputs, outputs and kernel path', async () => {
   expect(session.inputNames).toEqual(['features', 'bias']);
   expect(session.outputNames).toEqual(['score', 'best']);
   expect(session.inputs).toEqual([
-    { name: 'features', type: 'float32', dims: ['batch', 3] },
-    { name: 'bias', type: 'float32', dims: [1, 2] },
+    { name: 'features', kind: 'tensor', type: 'float32', dims: ['batch', 3] },
+    { name: 'bias', kind: 'tensor', type: 'float32', dims: [1, 2] },
   ]);
   expect(session.outputs).toEqual([
-    { name: 'score', type: 'float32', dims: ['batch', 2] },
-    { name: 'best', type: 'float32', dims: ['batch'] },
+    { name: 'score', kind: 'tensor', type: 'float32', dims: ['batch', 2] },
+    { name: 'best', kind: 'tensor', type: 'float32', dims: ['batch'] },
   ]);
   expect(['scalar', 'v128']).toContain(session.kernelPath);
   session.release();
@@ -89,7 +89,7 @@ test('a model loads from an http: URL; a missing one is an Io error', async () =
 
 test('Model exposes its session', async () => {
   const model = await Model.load(modelPath('classifier.onnx'), { mode: 'exact' });
-  expect(model.session.inputs).toEqual([{ name: 'x', type: 'float32', dims: ['batch', 4] }]);
+  expect(model.session.inputs).toEqual([{ name: 'x', kind: 'tensor', type: 'float32', dims: ['batch', 4] }]);
   const out = await model.session.run({ x: new Tensor('float32', Float32Array.from(IRIS), [1, 4]) });
   expect(Array.from(out.probs.data)).toEqual(Array.from(model.run(Float32Array.from(IRIS))));
   model.release();

@@ -102,6 +102,9 @@ val tensor_infos(const std::vector<onemodel::TensorInfo>& infos) {
     const auto& info = infos[i];
     val entry = val::object();
     entry.set("name", info.name);
+    entry.set("kind", info.kind == onemodel::ValueKind::Sequence   ? "sequence"
+                      : info.kind == onemodel::ValueKind::Optional ? "optional"
+                                                                   : "tensor");
     entry.set("dtype", static_cast<int>(info.dtype));
     val dims = val::null();
     if (info.has_shape) {
@@ -249,7 +252,8 @@ val load_model(val bytes, val options) {
   });
 }
 
-// The kernel lines of the cross-target golden hashes (tools/golden), so a browser can check its own exact bits.
+// The kernel lines of the cross-target golden hashes (tools/golden), so a browser can check its own exact
+// bits.
 val golden_kernel_lines(std::string kernels) {
   return guarded([&] {
     std::string text;

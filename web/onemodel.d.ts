@@ -37,9 +37,14 @@ export class Tensor<T extends TensorType = TensorType> {
   readonly size: number;
 }
 
-/** A declared input or output. A dimension is a fixed extent, a symbolic name, or null when unknown. */
+/**
+ * A declared input or output. A dimension is a fixed extent, a symbolic name, or null when unknown. A sequence or an
+ * optional travels packed in one uint8 tensor: its type is 'uint8' and its dims null.
+ */
 export interface TensorInfo {
   readonly name: string;
+  /** 'sequence': the value is an array of Tensors. 'optional': null, a Tensor, or an array of Tensors. */
+  readonly kind: 'tensor' | 'sequence' | 'optional';
   readonly type: TensorType;
   /** null when the rank is unknown. */
   readonly dims: readonly (number | string | null)[] | null;
@@ -58,6 +63,9 @@ export interface SessionOptions {
   optimizationLevel?: 'none' | 'basic' | 'all';
 }
 
+/** A tensor, a sequence (an array of tensors) or an optional (null, a tensor or an array). */
+export type SessionValue = Tensor | readonly Tensor[] | null;
+
 /** Model bytes, a path (Node) or a URL (fetched). */
 export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | string | URL;
 
@@ -71,8 +79,15 @@ export class Session {
   readonly outputNames: readonly string[];
   /** 'scalar' or 'v128' in wasm. */
   readonly kernelPath: string;
-  /** Every input once, by name; resolves to the outputs named in `fetches` (default: all), each a new Tensor. */
-  run(feeds: Record<string, Tensor>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
+  /**
+   * Every input once, by name; resolves to the outputs named in `fetches` (default: all), each a new Tensor. Sequence
+   * inputs and outputs are arrays of Tensors (an empty array feeds a float32 sequence); optional ones are null, a
+   * Tensor or an array. Name the result type `Out` for a model with such outputs.
+   */
+  run<Out extends Record<string, SessionValue> = Record<string, Tensor>>(
+    feeds: Record<string, SessionValue>,
+    fetches?: readonly string[],
+  ): Promise<Out>;
   /** Frees the weights; later calls throw OneModelError with kind 'Disposed'. */
   release(): void;
 }

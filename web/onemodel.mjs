@@ -7,6 +7,7 @@
 // when the wasm memory grows. Errors from the library arrive as OneModelError carrying the C++ exception's fields.
 // Emscripten's loader for onemodel.wasm, next to this file once built into npm/dist/ (web/CMakeLists.txt).
 import createOneModel from './onemodel.mjs';
+import { packOptional, packSequence, unpack } from './packed.mjs';
 
 const IN_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
 
@@ -218,10 +219,62 @@ class Native {
 
 function tensorInfos(list) {
   return Object.freeze(
-    list.map(({ name, dtype, dims }) =>
-      Object.freeze({ name, type: TYPE_NAMES.get(dtype), dims: dims && Object.freeze(dims) }),
+    list.map(({ name, kind, dtype, dims }) =>
+      Object.freeze({ name, kind, type: TYPE_NAMES.get(dtype), dims: dims && Object.freeze(dims) }),
     ),
   );
+}
+
+// Sequences and optionals cross as one packed uint8 tensor (web/packed.mjs): arrays of Tensors and null in JS.
+function asTensor(name, value) {
+  // Tensors from another copy of this package (or plain {type, data, dims}) are checked like new ones.
+  if (typeof value?.type !== 'string') throw new TypeError(`run: feed '${name}' must be a Tensor`);
+  return value instanceof Tensor ? value : new Tensor(value.type, value.data, value.dims);
+}
+
+function toRecord(tensor) {
+  return { code: TYPES[tensor.type].code, dims: [...tensor.dims], bytes: byteView(tensor.data) };
+}
+
+// The records of an array of Tensors and their element type (float32 for an empty array).
+function sequenceRecords(name, values) {
+  const tensors = values.map((v, i) => asTensor(`${name}[${i}]`, v));
+  const code = tensors.length ? TYPES[tensors[0].type].code : TYPES.float32.code;
+  tensors.forEach((t, i) => {
+    if (TYPES[t.type].code !== code) {
+      throw new TypeError(`run: feed '${name}' mixes ${tensors[0].type} and ${t.type} (element ${i})`);
+    }
+  });
+  return { code, records: tensors.map(toRecord) };
+}
+
+function packedFeed(name, kind, value) {
+  let bytes;
+  if (kind === 'sequence') {
+    if (!Array.isArray(value)) throw new TypeError(`run: feed '${name}' is a sequence: pass an array of Tensors`);
+    const { code, records } = sequenceRecords(name, value);
+    bytes = packSequence(code, records);
+  } else if (value === null || value === undefined) {
+    bytes = packOptional(null);
+  } else {
+    bytes = packOptional(Array.isArray(value) ? sequenceRecords(name, value) : toRecord(asTensor(name, value)));
+  }
+  return { name, dtype: TYPES.uint8.code, dims: [bytes.length], bytes };
+}
+
+function fromRecord({ code, dims, bytes }) {
+  const type = TYPE_NAMES.get(code);
+  const { array } = TYPES[type];
+  const copy = bytes.slice(); // own, aligned storage
+  return new Tensor(type, new array(copy.buffer, 0, copy.length / array.BYTES_PER_ELEMENT), dims);
+}
+
+// A packed output as an array of Tensors (sequence), or null / a Tensor / an array (optional).
+function unpackedOutput(bytes) {
+  const value = unpack(bytes);
+  if (value.kind === 'sequence') return value.records.map(fromRecord);
+  if (value.value === null) return null;
+  return Array.isArray(value.value.records) ? value.value.records.map(fromRecord) : fromRecord(value.value);
 }
 
 // `loader` is the binding's loadSession or loadModel.
@@ -250,21 +303,27 @@ export class Session {
     this.kernelPath = native.call('kernelPath');
   }
 
-  // feeds: { name: Tensor }; fetches: the output names wanted (default all). Resolves to { name: Tensor }.
+  // feeds: { name: Tensor }; fetches: the output names wanted (default all). Resolves to { name: Tensor }. A sequence
+  // input or output is an array of Tensors; an optional one is null, a Tensor or an array.
   async run(feeds, fetches = this.outputNames) {
     if (typeof feeds !== 'object' || feeds === null) throw new TypeError('run: feeds must be an object of tensors');
     if (!Array.isArray(fetches) || !fetches.every((n) => typeof n === 'string')) {
       throw new TypeError('run: fetches must be an array of output names');
     }
+    const kindOf = (infos, name) => infos.find((i) => i.name === name)?.kind ?? 'tensor';
     const inputs = Object.entries(feeds).map(([name, value]) => {
-      // Tensors from another copy of this package (or plain {type, data, dims}) are checked like new ones.
-      if (typeof value?.type !== 'string') throw new TypeError(`run: feed '${name}' must be a Tensor`);
-      const tensor = value instanceof Tensor ? value : new Tensor(value.type, value.data, value.dims);
+      const kind = kindOf(this.inputs, name);
+      if (kind !== 'tensor') return packedFeed(name, kind, value);
+      const tensor = asTensor(name, value);
       return { name, dtype: TYPES[tensor.type].code, dims: [...tensor.dims], bytes: byteView(tensor.data) };
     });
     const results = this.#native.call('run', inputs, fetches);
     const out = {};
     results.forEach(({ dtype, dims, bytes }, i) => {
+      if (kindOf(this.outputs, fetches[i]) !== 'tensor') {
+        out[fetches[i]] = unpackedOutput(bytes);
+        return;
+      }
       const type = TYPE_NAMES.get(dtype);
       const { array } = TYPES[type];
       const data = new array(bytes.buffer, bytes.byteOffset, bytes.length / array.BYTES_PER_ELEMENT);

@@ -5,5 +5,6 @@
 #include "onemodel/error.h"
 #include "onemodel/hash.h"
 #include "onemodel/model.h"
+#include "onemodel/packed.h"
 #include "onemodel/session.h"
 #include "onemodel/tensor.h"

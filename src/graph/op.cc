@@ -20,6 +20,23 @@ ConstTensor ConstTensor::allocate(DType dtype, const Shape& shape) {
   return t;
 }
 
+void copy_to_output(const OpRun& run, size_t i, const TensorRef& src) {
+  if (run.allocator != nullptr) {
+    TensorRef& dst = run.allocator->allocate(i, src.dtype, src.shape);
+    if (src.bytes()) std::memcpy(dst.data, src.data, src.bytes());
+    return;
+  }
+  const TensorRef& dst = run.outputs[i];
+  if (dst.dtype != src.dtype || dst.shape != src.shape) {
+    throw SessionError(SessionError::Kind::InvalidModel,
+                       "a body output is " + std::string(dtype_name(src.dtype)) + " " + src.shape.str() +
+                           " where the plan expected " + std::string(dtype_name(dst.dtype)) + " " +
+                           dst.shape.str(),
+                       run.node != nullptr ? run.node->display_name() : std::string());
+  }
+  if (src.bytes()) std::memcpy(dst.data, src.data, src.bytes());
+}
+
 std::string NodeInfo::display_name() const {
   if (!node_.name.empty()) return node_.name;
   return node_.op_type + " #" + std::to_string(node_.file_index);

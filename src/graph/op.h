@@ -134,6 +134,10 @@ struct OpRun {
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i].data != nullptr; }
 };
 
+// Copies `src` into output i of a run: allocated now for a data-dependent run, else the preallocated output,
+// which must have src's type and shape (SessionError InvalidModel otherwise).
+void copy_to_output(const OpRun& run, size_t i, const TensorRef& src);
+
 class OpKernel {
  public:
   virtual ~OpKernel() = default;

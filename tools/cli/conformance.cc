@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/conformance_result.h"
+#include "cli/value_proto.h"
 #include "core/half.h"
 #include "core/shape.h"
 #include "onemodel/onemodel.h"
@@ -131,11 +132,11 @@ struct Case {
   std::string op;            // attribution
   std::string import_error;  // the model failed to import: the error text
   bool import_error_is_type = false;
-  std::string non_tensor_value;  // the first graph input or output that is not a tensor, described
+  std::string non_tensor_value;  // the first graph input or output sessions cannot carry, described
+  std::map<std::string, ir::Type> declared;  // the model's types of its graph inputs and outputs, by name
 };
 
-// The library names a type it does not store as "... has element type X" or "... is a sequence, not a
-// tensor".
+// The library names a type it does not store as "... has element type X" or "... is a map, not a tensor".
 bool mentions_element_type(std::string_view message) {
   return message.find("element type") != std::string::npos ||
          message.find("not a tensor") != std::string::npos;
@@ -158,6 +159,18 @@ std::string_view kind_text(ir::Type::Kind kind) {
   }
 }
 
+// Sessions carry tensors, and packed sequences of tensors and optionals of either.
+bool carried(const ir::Type& type) {
+  using K = ir::Type::Kind;
+  auto tensor = [](const ir::Type* t) { return !t || t->kind == K::Tensor || t->kind == K::None; };
+  if (tensor(&type)) return true;
+  if (type.kind == K::Sequence) return tensor(type.inner.get());
+  if (type.kind == K::Optional) {
+    return tensor(type.inner.get()) || (type.inner->kind == K::Sequence && carried(*type.inner));
+  }
+  return false;
+}
+
 void read_model_facts(Case& c) {
   try {
     ir::Model model = onnx::import_model_file(c.dir / "model.onnx");
@@ -172,9 +185,11 @@ void read_model_facts(Case& c) {
     for (const auto* ids : {&g.inputs, &g.outputs}) {
       for (int32_t id : *ids) {
         const ir::Value& v = g.values[static_cast<size_t>(id)];
-        if (v.type.kind != ir::Type::Kind::Tensor && v.type.kind != ir::Type::Kind::None &&
-            c.non_tensor_value.empty()) {
-          c.non_tensor_value = "value '" + v.name + "' is " + std::string(kind_text(v.type.kind));
+        c.declared[v.name] = v.type;
+        if (!carried(v.type) && c.non_tensor_value.empty()) {
+          const ir::Type::Kind kind =
+              v.type.kind == ir::Type::Kind::Map || !v.type.inner ? v.type.kind : v.type.inner->kind;
+          c.non_tensor_value = "value '" + v.name + "' is or holds " + std::string(kind_text(kind));
         }
       }
     }
@@ -314,22 +329,16 @@ std::vector<std::byte> read_bytes(const fs::path& path) {
   return bytes;
 }
 
-// A serialized TensorProto as a Tensor, with the name it carries.
-std::pair<std::string, Tensor> load_tensor(const fs::path& path) {
-  std::vector<std::byte> bytes = read_bytes(path);
-  std::vector<std::shared_ptr<const void>> storage;
-  ir::TensorData data = onnx::import_tensor(bytes, storage);
-  if (!is_stored_dtype(data.elem_type)) {
-    stop(CaseStatus::UnsupportedType,
-         "value '" + data.name + "' has element type " + std::string(onnx_type_name(data.elem_type)));
+// A serialized value (TensorProto, or SequenceProto / OptionalProto packed) with the name it carries. Which
+// message the file holds follows from the model's type of the value at that position.
+LoadedValue load_value(const fs::path& path, const Case& c, const std::vector<TensorInfo>& infos,
+                       size_t index) {
+  static const ir::Type kUndeclared;
+  const ir::Type* declared = &kUndeclared;
+  if (index < infos.size()) {
+    if (auto it = c.declared.find(infos[index].name); it != c.declared.end()) declared = &it->second;
   }
-  Tensor tensor(static_cast<DType>(data.elem_type), data.dims);
-  if (data.bytes.size() != tensor.byte_size()) {
-    stop(CaseStatus::Fail, path.filename().string() + ": " + std::to_string(data.bytes.size()) +
-                               " data bytes for " + std::to_string(tensor.byte_size()) + " expected");
-  }
-  if (!data.bytes.empty()) std::memcpy(tensor.raw(), data.bytes.data(), data.bytes.size());
-  return {data.name, std::move(tensor)};
+  return cli::load_value(read_bytes(path), *declared, path.filename().string());
 }
 
 // Position of a .pb's value among the session's names: by its own name when it has one we know, else by its
@@ -410,6 +419,35 @@ std::string number_text(double v) {
 }
 
 // Empty when `got` matches `want` under the method's tolerance, else the first difference.
+std::string compare(const std::string& name, const Tensor& got, const Tensor& want);
+
+std::string compare_elements(const std::string& name, const std::vector<Tensor>& got,
+                             const std::vector<Tensor>& want) {
+  if (got.size() != want.size()) {
+    return "output '" + name + "': a sequence of " + std::to_string(got.size()) + " tensors, expected " +
+           std::to_string(want.size());
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    std::string diff = compare(name + "[" + std::to_string(i) + "]", got[i], want[i]);
+    if (!diff.empty()) return diff;
+  }
+  return {};
+}
+
+// compare() for packed sequences and optionals: what they hold, element by element.
+std::string compare_value(const std::string& name, ValueKind kind, const Tensor& got, const Tensor& want) {
+  if (kind == ValueKind::Tensor) return compare(name, got, want);
+  if (kind == ValueKind::Sequence) return compare_elements(name, unpack_sequence(got), unpack_sequence(want));
+  UnpackedOptional g = unpack_optional(got), w = unpack_optional(want);
+  static constexpr const char* kContent[] = {"nothing", "a tensor", "a sequence"};
+  if (g.content != w.content) {
+    return "output '" + name + "': the optional holds " + kContent[static_cast<int>(g.content)] +
+           ", expected " + kContent[static_cast<int>(w.content)];
+  }
+  if (g.content == OptionalContent::Tensor) return compare(name, g.tensor, w.tensor);
+  return compare_elements(name, g.sequence, w.sequence);
+}
+
 std::string compare(const std::string& name, const Tensor& got, const Tensor& want) {
   std::string where = "output '" + name + "'";
   if (got.dtype() != want.dtype()) {
@@ -508,17 +546,19 @@ Outcome run_case(const Case& c, ExecutionMode mode) {
       std::vector<NamedTensor> feeds;
       std::vector<fs::path> inputs = numbered(set, "input_", ".pb");
       for (size_t i = 0; i < inputs.size(); ++i) {
-        auto [name, tensor] = load_tensor(inputs[i]);
+        auto [name, tensor] = load_value(inputs[i], c, session.inputs(), i);
         const TensorInfo& info = session.inputs()[slot_of(name, i, session.inputs(), "input")];
         feeds.push_back({info.name, with_declared_bfloat16(std::move(tensor), info.dtype)});
       }
       std::vector<std::string> names;
+      std::vector<ValueKind> kinds;
       std::vector<Tensor> expected;
       std::vector<fs::path> outputs = numbered(set, "output_", ".pb");
       for (size_t i = 0; i < outputs.size(); ++i) {
-        auto [name, tensor] = load_tensor(outputs[i]);
+        auto [name, tensor] = load_value(outputs[i], c, session.outputs(), i);
         const TensorInfo& info = session.outputs()[slot_of(name, i, session.outputs(), "output")];
         names.push_back(info.name);
+        kinds.push_back(info.kind);
         expected.push_back(with_declared_bfloat16(std::move(tensor), info.dtype));
       }
       std::vector<Tensor> got = session.run(feeds, names);
@@ -527,7 +567,7 @@ Outcome run_case(const Case& c, ExecutionMode mode) {
              std::to_string(got.size()) + " outputs, expected " + std::to_string(expected.size()));
       }
       for (size_t i = 0; i < got.size(); ++i) {
-        std::string diff = compare(names[i], got[i], expected[i]);
+        std::string diff = compare_value(names[i], kinds[i], got[i], expected[i]);
         if (!diff.empty()) stop(CaseStatus::Fail, set.filename().string() + ": " + diff);
       }
     }

@@ -40,17 +40,21 @@ constexpr const char* kMethod = R"(## Method
 - **Data.** Debian's `libonnx-testdata` (the ONNX 1.12 backend test data) under
   `/usr/share/libonnx-testdata/data`: the groups `node`, `simple`, `pytorch-converted` and `pytorch-operator`.
   Each case is a `model.onnx` with one or more `test_data_set_*` directories of serialized input and expected
-  output tensors. `tools/setup.sh` installs the data; it is never committed.
+  output values: TensorProto files, and SequenceProto or OptionalProto files where the model declares a
+  sequence or an optional there (read into the packed form, docs/api.md). `tools/setup.sh` installs the data;
+  it is never committed.
 - **Run.** `onemodel conformance DATA_DIR --mode fast|exact --json FILE` creates a `Session` per case in the
   mode under test with one intra-op thread and the default optimization level, feeds every data set and
   compares every output. Each case runs in its own process with a time limit, so a crash or a hang is recorded
   as that case's `fail` and the run goes on.
 - **Tolerance.** Floating-point outputs (float16, bfloat16, float32, float64) match when every element has
   `|got - want| <= 1e-7 + 1e-3 * |want|`, or both are NaN, or both are equal (infinities included). Integer
-  and boolean outputs must be equal. Shapes and element types must be equal.
+  and boolean outputs must be equal. Shapes and element types must be equal. Sequence and optional outputs
+  match when they hold the same kind of content and the same number of tensors, each matching as above.
 - **Statuses.** `unsupported-op`: the session reports `UnsupportedOperator`, or `Unsupported` for anything but
   an element type. `unsupported-type`: an element type the tensor layer does not store (string, 4-bit, 8-bit
-  float, complex), or a sequence, optional or map value, which the C++ and JavaScript APIs do not pass.
+  float, complex), or a map, a sparse tensor or a sequence or optional of those, which the C++ and JavaScript
+  APIs do not pass.
   `not-exact`: `ExactModeUnavailable` in exact mode. `known-diff`: a failing case listed in the runner with
   its reason. Anything else that is not a pass is a `fail`, with the error or the first differing element as
   its reason.

@@ -121,9 +121,13 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-std::string dims_text(const onemodel::TensorInfo& info) {
-  if (!info.has_shape) return "[?]";
-  std::string s = "[";
+// "F32 [1, 3, ?]", or "sequence (packed U8)" / "optional (packed U8)" for values that travel packed.
+std::string type_text(const onemodel::TensorInfo& info) {
+  if (info.kind == onemodel::ValueKind::Sequence) return "sequence (packed U8)";
+  if (info.kind == onemodel::ValueKind::Optional) return "optional (packed U8)";
+  std::string s = std::string(onemodel::dtype_name(info.dtype)) + " ";
+  if (!info.has_shape) return s + "[?]";
+  s += "[";
   for (size_t i = 0; i < info.dims.size(); ++i) {
     const auto& d = info.dims[i];
     s += (i ? ", " : "") + (d.fixed() ? std::to_string(d.value) : d.param.empty() ? "?" : d.param);
@@ -171,13 +175,11 @@ int info_command(const std::vector<std::string>& argv) {
   auto session = onemodel::Session::load(argv[0]);
   std::printf("inputs:\n");
   for (const auto& i : session.inputs()) {
-    std::printf("  %s: %s %s\n", i.name.c_str(), std::string(onemodel::dtype_name(i.dtype)).c_str(),
-                dims_text(i).c_str());
+    std::printf("  %s: %s\n", i.name.c_str(), type_text(i).c_str());
   }
   std::printf("outputs:\n");
   for (const auto& o : session.outputs()) {
-    std::printf("  %s: %s %s\n", o.name.c_str(), std::string(onemodel::dtype_name(o.dtype)).c_str(),
-                dims_text(o).c_str());
+    std::printf("  %s: %s\n", o.name.c_str(), type_text(o).c_str());
   }
   return 0;
 }

@@ -19,6 +19,7 @@ std::span<const OpDef> conv_defs();         // src/graph/ops/conv/    (Conv, Con
 std::span<const OpDef> pool_defs();         // src/graph/ops/pool/    (MaxPool, AveragePool, Global*)
 std::span<const OpDef> vision_defs();       // src/graph/ops/vision/  (BatchNormalization, Resize, PRelu, ...)
 std::span<const OpDef> recurrent_defs();    // src/graph/ops/recurrent/ (RNN, GRU, LSTM)
-std::span<const OpDef> control_defs();      // src/graph/ops/control/ (If, Loop, Scan)
+std::span<const OpDef> control_defs();      // src/graph/ops/control/ (If, Loop, Scan, SequenceMap)
+std::span<const OpDef> sequence_defs();     // src/graph/ops/sequence/ (Sequence*, Optional*)
 
 }  // namespace onemodel::ops

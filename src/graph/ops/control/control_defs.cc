@@ -9,6 +9,7 @@ std::span<const OpDef> control_defs() {
       {"If", 1, kLatestOpset, make_if},
       {"Loop", 1, kLatestOpset, make_loop},
       {"Scan", 8, kLatestOpset, make_scan},
+      {"SequenceMap", 17, kLatestOpset, make_sequence_map},
   };
   return defs;
 }

@@ -69,21 +69,4 @@ Subgraph::Results Subgraph::run(std::span<const TensorRef> inputs, const OpRun& 
   return Results(std::move(plan), state);
 }
 
-void copy_to_output(const OpRun& run, size_t i, const TensorRef& src) {
-  if (run.allocator != nullptr) {
-    TensorRef& dst = run.allocator->allocate(i, src.dtype, src.shape);
-    if (src.bytes()) std::memcpy(dst.data, src.data, src.bytes());
-    return;
-  }
-  const TensorRef& dst = run.outputs[i];
-  if (dst.dtype != src.dtype || dst.shape != src.shape) {
-    throw SessionError(SessionError::Kind::InvalidModel,
-                       "a body output is " + std::string(dtype_name(src.dtype)) + " " + src.shape.str() +
-                           " where the plan expected " + std::string(dtype_name(dst.dtype)) + " " +
-                           dst.shape.str(),
-                       run.node->display_name());
-  }
-  if (src.bytes()) std::memcpy(dst.data, src.data, src.bytes());
-}
-
 }  // namespace onemodel::ops

@@ -63,8 +63,4 @@ class Subgraph {
 // The graph attribute `name` of the node; fails naming the node when it is absent.
 const ir::Graph& graph_attribute(const NodeInfo& node, std::string_view name);
 
-// Copies `src` into output i: allocated now for a data-dependent run, else the preallocated output, which
-// must have src's type and shape.
-void copy_to_output(const OpRun& run, size_t i, const TensorRef& src);
-
 }  // namespace onemodel::ops
