@@ -5,6 +5,9 @@
 #include "kernels/cpu.h"
 
 namespace onemodel {
+
+GemmTileEpilogue::~GemmTileEpilogue() = default;
+
 namespace paths {
 #if defined(ONEMODEL_HAS_PATH_SCALAR)
 extern const KernelTable scalar_table;

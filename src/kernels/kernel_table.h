@@ -21,7 +21,9 @@ class GemmTileEpilogue {
                      int64_t cols) const = 0;
 
  protected:
-  ~GemmTileEpilogue() = default;
+  // Defined out of line: the key function makes kernel_table.cc the one object holding the class's vtable and
+  // type info, which would otherwise be weak symbols in every kernel path (tools/check-path-symbols.sh).
+  virtual ~GemmTileEpilogue();
 };
 
 // C = A * B, all float32. Element (i, p) of A is at a[i*a_row + p*a_col]; likewise B; C is row-major with row
