@@ -99,7 +99,7 @@ async function runCase(c, mode, kernels) {
   }
 }
 
-describe.each(['elementwise', 'shape', 'norms', 'recurrent', 'control'])('oracle %s', (family) => {
+describe.each(['elementwise', 'shape', 'norms', 'recurrent', 'control', 'quant'])('oracle %s', (family) => {
   const doc = loadFamily(family);
   test('sampled cases match ONNX Runtime or the documented deviation', async () => {
     expect(doc.family).toBe(family);

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Configures and builds one native flavour: tools/build-native.sh [release|sanitize|arm64]. Prints the build dir.
+# Configures and builds one native flavour: tools/build-native.sh [release|sanitize|tsan|fuzz|arm64] [TARGET...].
+# Builds every target unless some are named. Prints the build dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
+shift || true
 jobs=${ONEMODEL_JOBS:-2}
+env=()
 case "$flavour" in
   release) dir=build/native; extra=() ;;
   sanitize) dir=build/sanitize; extra=(-DONEMODEL_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  tsan) dir=build/tsan; extra=(-DONEMODEL_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  # libFuzzer needs clang; Debian's libclang-rt-14-dev provides its runtime.
+  fuzz) dir=build/fuzz; env=(CC=clang-14 CXX=clang++-14)
+    extra=(-DONEMODEL_FUZZ=ON -DONEMODEL_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
   arm64) dir=build/arm64; extra=(-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake) ;;
   *) echo "unknown flavour $flavour" >&2; exit 2 ;;
 esac
 if [ ! -f "$dir/build.ninja" ]; then
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >&2
+  env "${env[@]}" cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >&2
 fi
-ninja -C "$dir" -j "$jobs" >&2
+ninja -C "$dir" -j "$jobs" "$@" >&2
 echo "$dir"

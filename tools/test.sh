@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Every test of the repository, in one command (README, .ci/run). Installs what it needs through tools/setup.sh.
 # Stages: native build + unit tests, wasm build + Node and Chromium tests, the cookbook examples (C++ and JS), the arm64
-# build and unit tests under qemu, golden hashes on every row (needs the three builds), conformance (both modes), and the unit tests again under AddressSanitizer + UBSan.
+# build and unit tests under qemu, golden hashes on every row (needs the three builds), conformance (both modes), the unit tests again under AddressSanitizer + UBSan, and the concurrency stress suites
+# under ThreadSanitizer.
 # ONEMODEL_TEST_STAGES="native golden ..." runs a subset (for development; CI runs all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export ONEMODEL_JOBS=${ONEMODEL_JOBS:-2}
-stages=${ONEMODEL_TEST_STAGES:-"native wasm examples arm64 golden conformance sanitize"}
+stages=${ONEMODEL_TEST_STAGES:-"native wasm examples arm64 golden conformance sanitize tsan"}
 passed=0
 failed=0
 failures=()
@@ -59,6 +60,13 @@ sanitize() {
     ctest --test-dir "$dir" -j2 --output-on-failure --timeout 1200
 }
 
+# The concurrency stress suites under ThreadSanitizer (that build holds only them).
+tsan() {
+  local dir
+  dir=$(tools/build-native.sh tsan onemodel_tests) || return 1
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$dir/native-tests/onemodel_tests"
+}
+
 tools/setup.sh || { echo "setup failed"; exit 1; }
 # The real models (npm tarballs into the cache) and ONNX Runtime's outputs on them: the native, arm64, sanitizer and
 # golden stages run them; without them those tests would only skip.
@@ -70,6 +78,7 @@ stage arm64 arm64
 stage golden golden
 stage conformance conformance
 stage sanitize sanitize
+stage tsan tsan
 
 echo
 if ((failed)); then echo "failed stages: ${failures[*]}"; fi

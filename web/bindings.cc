@@ -133,6 +133,10 @@ onemodel::SessionOptions options_from(const val& js) {
   options.optimization_level = level == "none"    ? onemodel::OptimizationLevel::None
                                : level == "basic" ? onemodel::OptimizationLevel::Basic
                                                   : onemodel::OptimizationLevel::All;
+  const std::string storage = js["weightStorage"].as<std::string>();
+  options.weight_storage = storage == "binary16"   ? onemodel::WeightStorage::Binary16
+                           : storage == "bfloat16" ? onemodel::WeightStorage::BFloat16
+                                                   : onemodel::WeightStorage::Float32;
   return options;
 }
 
@@ -252,6 +256,15 @@ val load_model(val bytes, val options) {
   });
 }
 
+// The .onemodel bytes of a model (docs/format.md), identical to what the native writer produces.
+val convert_to_onemodel(val bytes) {
+  return guarded([&] {
+    const std::vector<std::byte> buffer = bytes_from(bytes);
+    const std::vector<std::byte> out = onemodel::ModelFormat::convert(std::span<const std::byte>(buffer));
+    return copy_out(reinterpret_cast<const uint8_t*>(out.data()), out.size());
+  });
+}
+
 // The kernel lines of the cross-target golden hashes (tools/golden), so a browser can check its own exact
 // bits.
 val golden_kernel_lines(std::string kernels) {
@@ -275,4 +288,5 @@ EMSCRIPTEN_BINDINGS(onemodel) {
   emscripten::function("loadSession", &load_session);
   emscripten::function("loadModel", &load_model);
   emscripten::function("goldenKernelLines", &golden_kernel_lines);
+  emscripten::function("convertToOneModel", &convert_to_onemodel);
 }

@@ -61,6 +61,12 @@ export interface SessionOptions {
   maxCachedPlans?: number;
   /** Graph passes to run (default 'all'); exact mode skips those that change bits. */
   optimizationLevel?: 'none' | 'basic' | 'all';
+  /**
+   * 'float32' (default). 'binary16' / 'bfloat16': the constant weights of MatMul, Gemm and Conv (1024 values or
+   * more, read by nothing else) are kept rounded to that format and widened for each run; results equal a model
+   * whose weights were rounded beforehand.
+   */
+  weightStorage?: 'float32' | 'binary16' | 'bfloat16';
 }
 
 /** A tensor, a sequence (an array of tensors) or an optional (null, a tensor or an array). */
@@ -130,6 +136,12 @@ export class OneModelError extends Error {
   /** ImportError: the message without the location. */
   readonly detail?: string;
 }
+
+/**
+ * The .onemodel form of a model (docs/format.md): byte-identical to what the native `onemodel convert` writes for
+ * the same model. Session.create and Model.load accept either format. Throws OneModelError (ImportError).
+ */
+export function convertToOneModel(source: ModelSource): Promise<Uint8Array>;
 
 /**
  * CTC decoding of recogniser and speech-model outputs (docs/ctc.md), in plain JavaScript with the same bits as the

@@ -170,6 +170,7 @@ function nativeOptions(options = {}) {
     maxCachedPlans = 16,
     optimizationLevel = 'all',
     kernels = (IN_NODE && process.env.ONEMODEL_KERNELS) || '',
+    weightStorage = 'float32',
   } = options;
   if (mode !== 'fast' && mode !== 'exact') throw new RangeError(`mode must be 'fast' or 'exact', got '${mode}'`);
   if (!['none', 'basic', 'all'].includes(optimizationLevel)) {
@@ -181,7 +182,10 @@ function nativeOptions(options = {}) {
     }
   }
   if (typeof kernels !== 'string') throw new TypeError('kernels must be a string');
-  return { mode, intraOpThreads, maxCachedPlans, optimizationLevel, kernels };
+  if (!['float32', 'binary16', 'bfloat16'].includes(weightStorage)) {
+    throw new RangeError(`weightStorage must be 'float32', 'binary16' or 'bfloat16', got '${weightStorage}'`);
+  }
+  return { mode, intraOpThreads, maxCachedPlans, optimizationLevel, kernels, weightStorage };
 }
 
 // Frees the C++ object of a session that was never released once nothing refers to it.
@@ -374,6 +378,13 @@ export class Model {
 export async function goldenKernelLines(kernels = '') {
   const module = await wasmModule();
   return unwrap(module.goldenKernelLines(kernels)).trimEnd().split('\n');
+}
+
+// The .onemodel form of a model (docs/format.md) from its bytes, a path (Node) or a URL: the bytes the native
+// `onemodel convert` writes for the same model. Session.create and Model.load read both formats.
+export async function convertToOneModel(source) {
+  const [module, bytes] = await Promise.all([wasmModule(), readSource(source)]);
+  return unwrap(module.convertToOneModel(bytes));
 }
 
 // CTC decoding (greedy and prefix beam search) in plain JavaScript, bit-identical to the C++ (docs/ctc.md).

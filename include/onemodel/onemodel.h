@@ -3,6 +3,7 @@
 
 #include "onemodel/ctc.h"
 #include "onemodel/error.h"
+#include "onemodel/format.h"
 #include "onemodel/hash.h"
 #include "onemodel/model.h"
 #include "onemodel/packed.h"

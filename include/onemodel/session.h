@@ -17,6 +17,8 @@ namespace onemodel {
 
 enum class ExecutionMode { Fast, Exact };
 enum class OptimizationLevel { None, Basic, All };
+// How the constant weights of MatMul, Gemm and Conv are kept (fp16.md "Keeping binary32 weights compact").
+enum class WeightStorage { Float32, Binary16, BFloat16 };
 
 struct SessionOptions {
   ExecutionMode mode = ExecutionMode::Fast;
@@ -26,6 +28,10 @@ struct SessionOptions {
   int max_cached_plans = 16;
   // Kernel path to force ("scalar", "v128", "avx2", "avx512"); empty = ONEMODEL_KERNELS or the best the CPU has.
   std::string kernels;
+  // Binary16 / BFloat16: input 1 of MatMul, Gemm and Conv when it is a float32 initializer of at least 1024
+  // values read by nothing else is rounded to that format at creation and widened per run (Binary16 keeps a
+  // tensor holding a value beyond 65504, an infinity or a NaN in float32).
+  WeightStorage weight_storage = WeightStorage::Float32;
 };
 
 // One declared dimension: a fixed extent, a symbolic name, or unknown (value -1, empty name).
@@ -69,6 +75,9 @@ class Session {
   // "scalar", "v128", "avx2" or "avx512".
   std::string_view kernel_path() const;
   ExecutionMode mode() const;
+  // Bytes of the model's initializers as the session keeps them after creation (compact weights at two bytes
+  // a value); copies that kernels derive per kernel path (packed matrices) are not counted.
+  size_t weight_bytes() const;
 
   // Tensor form: every input once, by name, in any order; the outputs named (all of them when empty).
   std::vector<Tensor> run(const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names = {});

@@ -76,10 +76,11 @@ TEST(GraphPasses, LevelsAndModeSelectThePasses) {
       EXPECT_EQ(passes::selected_passes(at_level(o, level)), want);
     }
   }
-  // The table of graph-passes.md: the batch-norm fold, the Gelu and the attention fusions change bits, the
-  // rest do not.
+  // The table of graph-passes.md: the QDQ rewrite, the batch-norm fold, the Gelu and the attention fusions
+  // change bits, the rest do not.
   for (const passes::GraphPass& p : passes::all_passes()) {
-    const bool changes_bits = p.name == "conv-batchnorm-fold" || p.name == "gelu" || p.name == "attention";
+    const bool changes_bits =
+        p.name == "qdq" || p.name == "conv-batchnorm-fold" || p.name == "gelu" || p.name == "attention";
     EXPECT_EQ(p.preserves_bits, !changes_bits) << p.name;
     const auto level = p.name == "constant-fold" ? OptimizationLevel::Basic : OptimizationLevel::All;
     EXPECT_EQ(p.min_level, level) << p.name;

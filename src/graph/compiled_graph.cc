@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graph/half_adapter.h"
 #include "graph/passes/graph_pass.h"
 
 namespace onemodel {
@@ -144,14 +145,23 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
                        missing);
   }
   compile(g, options, false);
+  compact_weights(nodes_, values_, options.weight_storage);
+  for (const CompiledValue& v : values_) weight_bytes_ += v.constant ? v.constant->ref.bytes() : 0;
+  // A graph that stores half precision runs no passes: a fusion would skip the rounding to the storage type
+  // between the operators it joins. Plans still evaluate constant nodes.
+  const bool half = model_uses_half(*model_);
+  SessionOptions pass_options = options;
+  if (half) pass_options.optimization_level = OptimizationLevel::None;
   passes::PassGraph pass_graph(nodes_, values_);
-  passes::run_passes(pass_graph, options);  // graph-runtime.md §6: once, before any plan
+  passes::run_passes(pass_graph, pass_options);  // graph-runtime.md §6: once, before any plan
+  wrap_half_nodes(nodes_, values_, half);
 }
 
 CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const ir::Graph& body,
                              const SessionOptions& options)
     : model_(std::move(model)) {
   compile(body, options, true);
+  wrap_half_nodes(nodes_, values_, model_uses_half(*model_));
 }
 
 CompiledGraph::~CompiledGraph() = default;

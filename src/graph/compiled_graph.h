@@ -26,6 +26,7 @@ struct CompiledValue {
   bool is_output = false;
   std::optional<ConstTensor> constant;  // initializer (aligned copy), when the value has one
   int32_t unstored_type = 0;            // initializer of a type we do not store (string, int4, ...)
+  bool compact_weight = false;  // a float32 weight kept rounded to half precision (SessionOptions::weight_storage)
 };
 
 class CompiledGraph {
@@ -46,6 +47,8 @@ class CompiledGraph {
   const std::vector<int32_t>& output_ids() const { return output_ids_; }
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  // Bytes of the initializers as kept once the weights are compacted, before the graph passes.
+  size_t weight_bytes() const { return weight_bytes_; }
 
  private:
   class BodyCompiler;
@@ -57,6 +60,7 @@ class CompiledGraph {
   std::vector<CompiledValue> values_;
   std::vector<int32_t> input_ids_, output_ids_;
   std::vector<TensorInfo> inputs_, outputs_;
+  size_t weight_bytes_ = 0;
 };
 
 // "Type (opset N)" as the error lists name operators.

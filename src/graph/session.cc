@@ -211,6 +211,9 @@ std::string_view Session::kernel_path() const {
 ExecutionMode Session::mode() const {
   return impl_->options().mode;
 }
+size_t Session::weight_bytes() const {
+  return impl_->graph()->weight_bytes();
+}
 void Session::dispose() {
   impl_->dispose();
 }

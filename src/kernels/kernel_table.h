@@ -92,6 +92,62 @@ enum class ReduceOp { Sum, SumSquare, Max, Min };
 // The float32 arithmetic with a vector kernel (Add, Sub, Mul, Div: one IEEE operation per element).
 enum class BinaryFn { Add, Sub, Mul, Div };
 
+// int8 product (int8.md "Product kernel"): C = sum_k (A - zA)(B - zB) on raw 8-bit integers, exact in int32
+// (wrapping past 2^31, which needs k beyond about 65,000), then one of three epilogues.
+enum class Int8Epilogue {
+  Int32,       // C int32 = acc (+ bias_i32[j])
+  Requantize,  // C uint8/int8 = clamp(round_half_even(float(acc (+ bias_i32[j])) * mult) + y_zero); NaN: lowest
+  Float,       // C float = float(acc) * scale (+ bias_f32[j]); exact: a NaN result is 0x7FC00000
+};
+
+// A as the im2col matrix of one image and one group of a convolution (NCHW; 1-D is in_h = kernel_h = 1):
+// row i is output pixel (i / out_w, i % out_w), column p is (channel, kernel row, kernel column) with the
+// kernel column fastest; taps outside the input read A's zero point, so they add nothing. `x` (Int8GemmArgs::a)
+// points at the group's first channel, channels are in_h * in_w apart.
+struct Int8ConvA {
+  int64_t in_h = 1, in_w = 1, out_w = 1;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+// Element (i, p) of A at a[i*a_row + p*a_col] (or im2col through conv), element (p, j) of B at
+// b[p*b_row + j*b_col]; 8-bit, signed when *_signed. Zero points have their operand's type: one value, or one
+// per row of A / column of B; nullptr means 0. Output (i, j) at c[i*c_row + j*c_col]. Per-column arrays
+// (bias_i32, mult, scale, bias_f32) hold n values; mult and scale hold one value unless *_per_col.
+struct Int8GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t a_row = 0, a_col = 1;
+  bool a_signed = false;
+  const void* a_zero = nullptr;
+  bool a_zero_per_row = false;
+  const Int8ConvA* conv = nullptr;
+  const void* b = nullptr;
+  int64_t b_row = 0, b_col = 1;
+  bool b_signed = false;
+  const void* b_zero = nullptr;
+  bool b_zero_per_col = false;
+  Int8Epilogue epilogue = Int8Epilogue::Int32;
+  void* c = nullptr;
+  int64_t c_row = 0, c_col = 1;
+  const int32_t* bias_i32 = nullptr;
+  const float* mult = nullptr;
+  bool mult_per_col = false;
+  int32_t y_zero = 0;
+  bool y_signed = false;
+  const float* scale = nullptr;
+  bool scale_per_col = false;
+  const float* bias_f32 = nullptr;
+  bool exact = false;
+};
+
+// B packed once (int8_pack_b), e.g. a constant weight; b_signed of the product must be the one it was packed
+// with.
+struct Int8PackedB {
+  const void* data = nullptr;  // int8_packed_b_bytes(k, n) bytes, 64-byte aligned
+  int64_t k = 0, n = 0;
+};
+
 struct KernelTable {
   KernelPath path;
   std::string_view name;  // "scalar", "v128", "avx2", "avx512"
@@ -139,6 +195,22 @@ struct KernelTable {
   // from the heap only when null. Work items of 32 query rows, so the bits never depend on the thread count.
   size_t (*attention_scratch_floats)(const AttentionArgs& args, const ThreadContext& threads);
   void (*attention)(const AttentionArgs& args, float* scratch, const ThreadContext& threads);
+  // int8 product (Int8GemmArgs); scratch of int8_scratch_bytes(args, b_packed, threads) bytes (any
+  // alignment), taken from the heap only when null. packed_b, when not null, replaces args.b. Results never
+  // depend on the path or the thread count.
+  size_t (*int8_scratch_bytes)(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads);
+  void (*int8_gemm)(const Int8GemmArgs& args, const Int8PackedB* packed_b, void* scratch,
+                    const ThreadContext& threads);
+  size_t (*int8_packed_b_bytes)(int64_t k, int64_t n);
+  // Packs the k x n operand b (element (p, j) at b[p*b_row + j*b_col]) into `packed` (64-byte aligned).
+  void (*int8_pack_b)(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
+                      void* packed);
+  // binary16 / bfloat16 <-> binary32 over n values (tensors.md §10), the bits of core/half.h's scalar
+  // functions on every path; source and destination must not overlap.
+  void (*f16_to_f32)(const uint16_t* src, float* dst, size_t n);
+  void (*f32_to_f16)(const float* src, uint16_t* dst, size_t n);
+  void (*bf16_to_f32)(const uint16_t* src, float* dst, size_t n);
+  void (*f32_to_bf16)(const float* src, uint16_t* dst, size_t n);
 };
 
 // The table for a path, or nullptr when this build or CPU lacks it.

@@ -1,5 +1,7 @@
 // Tensors whose values live in a separate file (onnx-import.md §5). The tensor reader hands every such tensor
-// to load_external_data; resolving locations, mapping files and sharing mappings belong here.
+// to load_external_data, which checks the location, confines it to the external-data directory (symbolic
+// links resolved), checks the range in 64 bits and returns a view into the file's mapping (or its bytes read
+// into memory), shared by every tensor of that file.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +20,9 @@ struct ExternalDataRef {
   int64_t offset = -1;                                       // position of the TensorProto, for errors
 };
 
-// Returns a view of the tensor's bytes, keeping whatever owns them alive through `rc.storage`.
+// Returns a view of the tensor's bytes, keeping whatever owns them alive through `rc.storage`. Throws
+// ImportError(ExternalData) for a bad location, a file outside the directory or a range outside the file,
+// ImportError(Io) when the file exists but cannot be read.
 std::span<const std::byte> load_external_data(ReadContext& rc, const ExternalDataRef& ref);
 
 }  // namespace onemodel::onnx

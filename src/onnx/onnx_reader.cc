@@ -2,10 +2,8 @@
 // every byte is checked before any resolution error is reported), then resolution builds the graphs.
 #include "onnx/onnx_reader.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
+#include "format/file_bytes.h"
+#include "format/format.h"
 #include "onnx/messages.h"
 #include "onnx/resolve.h"
 
@@ -171,9 +169,13 @@ void check_size(uint64_t size, const std::string& input_name, const char* root) 
 
 ir::Model import_model(std::span<const std::byte> bytes, std::shared_ptr<const void> owner,
                        const ImportOptions& options) {
+  // The size is checked before any byte is read; files bigger than that come through import_model_file.
   check_size(bytes.size(), options.input_name, "ModelProto");
+  if (format::is_onemodel(bytes)) return format::read_model(bytes, std::move(owner), options.input_name);
   std::vector<std::shared_ptr<const void>> storage{std::move(owner)};
-  ReadContext rc{WireContext(bytes, options.input_name, "ModelProto", options.max_nesting), storage};
+  ExternalFiles external{options.external_data_dir, {}};
+  ReadContext rc{WireContext(bytes, options.input_name, "ModelProto", options.max_nesting), storage,
+                 &external};
   ParsedModel pm = read_model(rc, bytes);
 
   ir::Model& m = pm.model;
@@ -192,24 +194,14 @@ ir::Model import_model(std::span<const std::byte> bytes, std::shared_ptr<const v
 
 ir::Model import_model_file(const std::filesystem::path& path, ImportOptions options) {
   options.input_name = path.string();
-  const auto io_error = [&](const std::string& what) {
-    return ImportError(Kind::Io, what, options.input_name);
-  };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw io_error("is a directory, not a model file");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw io_error(std::string("cannot open: ") + std::strerror(errno));
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw io_error("cannot read the size: " + ec.message());
-  check_size(size, options.input_name, "ModelProto");
-  // Not value-initialised: the read overwrites every byte, and large models should be touched only once.
-  std::shared_ptr<std::byte> buffer(new std::byte[size == 0 ? 1 : size], std::default_delete<std::byte[]>());
-  if (size > 0 && std::fread(buffer.get(), 1, size, file.get()) != size) {
-    throw io_error(std::string("read failed: ") +
-                   (std::ferror(file.get()) ? std::strerror(errno) : "file shrank"));
+  if (options.external_data_dir.empty()) {
+    options.external_data_dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   }
-  const std::span<const std::byte> bytes(buffer.get(), size);
-  return import_model(bytes, std::move(buffer), options);
+  format::FileBytes file = format::load_file(path, options.input_name);
+  // A .onemodel file is not bound by protobuf's 2 GiB limit.
+  if (format::is_onemodel(file.bytes))
+    return format::read_model(file.bytes, std::move(file.owner), options.input_name);
+  return import_model(file.bytes, std::move(file.owner), options);
 }
 
 ir::TensorData import_tensor(std::span<const std::byte> bytes,

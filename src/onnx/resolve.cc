@@ -11,8 +11,9 @@ namespace {
 
 using Source = ir::Value::Source;
 
-std::string indexed(const std::string& path, const char* field, size_t index) {
-  return path + "." + field + "[" + std::to_string(index) + "]";
+// "path.field[index]", with the field spelled as the input format spells it (see ResolveEnv::manifest_paths).
+std::string indexed(const ResolveEnv& env, const std::string& path, const char* field, size_t index) {
+  return path + "." + field + (env.manifest_paths ? "s[" : "[") + std::to_string(index) + "]";
 }
 
 std::string node_label(const ir::Node& node) {
@@ -110,8 +111,8 @@ class GraphResolver {
     ir::Graph& g = *graph_;
     for (size_t k = 0; k < parsed_.inputs.size(); ++k) {
       ParsedValueInfo& in = parsed_.inputs[k];
-      const int32_t id =
-          define(in.name, Source::Input, in.offset, [&] { return indexed(parsed_.field_path, "input", k); });
+      const int32_t id = define(in.name, Source::Input, in.offset,
+                                [&] { return indexed(env_, parsed_.field_path, "input", k); });
       g.values[static_cast<size_t>(id)].type = std::move(in.type);
       g.inputs.push_back(id);
     }
@@ -124,19 +125,19 @@ class GraphResolver {
         ir::Value& v = g.values[static_cast<size_t>(it->second)];
         if (v.source != Source::Input || v.initializer >= 0) {
           fail("value '" + tensor.name + "' is defined more than once", offset,
-               indexed(parsed_.field_path, "initializer", k));
+               indexed(env_, parsed_.field_path, "initializer", k));
         }
         v.initializer = index;
       } else {
         const int32_t id = define(tensor.name, Source::Initializer, offset,
-                                  [&] { return indexed(parsed_.field_path, "initializer", k); });
+                                  [&] { return indexed(env_, parsed_.field_path, "initializer", k); });
         g.values[static_cast<size_t>(id)].initializer = index;
       }
     }
     for (size_t k = 0; k < parsed_.sparse_initializers.size(); ++k) {
       const auto& [sparse, offset] = parsed_.sparse_initializers[k];
       const int32_t id = define(sparse.values.name, Source::SparseInitializer, offset,
-                                [&] { return indexed(parsed_.field_path, "sparse_initializer", k); });
+                                [&] { return indexed(env_, parsed_.field_path, "sparse_initializer", k); });
       g.values[static_cast<size_t>(id)].sparse_initializer = static_cast<int32_t>(k);
     }
     for (ParsedNode& pn : parsed_.nodes) {
@@ -161,7 +162,7 @@ class GraphResolver {
       const int32_t id = out.name.empty() ? -1 : lookup(out.name);
       if (id < 0) {
         fail("graph output '" + out.name + "' is not defined", out.offset,
-             indexed(parsed_.field_path, "output", k));
+             indexed(env_, parsed_.field_path, "output", k));
       }
       g.outputs.push_back(id);
       ir::Type& type = g.values[static_cast<size_t>(id)].type;
@@ -191,7 +192,7 @@ class GraphResolver {
         const int32_t id = lookup(name);
         if (id < 0) {
           fail(node_label(node) + " reads '" + name + "', which is not defined", pn.offset,
-               indexed(node.field_path, "input", k));
+               indexed(env_, node.field_path, "input", k));
         }
         node.inputs.push_back(id);
         reads_.push_back(id);

@@ -16,6 +16,9 @@ struct ResolveEnv {
   const std::map<std::string, int64_t>& opsets;  // "" is the default domain
   // Function bodies are not resolved: names nobody defines and domains nobody imports are kept, not refused.
   bool lenient = false;
+  // Error paths name repeated fields as the .onemodel manifest does ("inputs", "initializers") instead of as
+  // ONNX does ("input", "initializer").
+  bool manifest_paths = false;
 };
 
 // Resolves a top-level graph. Leaves `parsed` in an unspecified state.

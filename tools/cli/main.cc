@@ -13,6 +13,7 @@
 #include "cli/conformance.h"
 #include "cli/ctc.h"
 #include "cli/input_generator.h"
+#include "cli/wai.h"
 #include "core/npy.h"
 #include "core/sha256.h"
 #include "golden/golden_kernels.h"
@@ -27,14 +28,18 @@ using onemodel::Tensor;
 constexpr const char* kUsage =
     "usage:\n"
     "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
-    "                     [--optimization none|basic|all] [--out DIR] [--hash]\n"
+    "                     [--optimization none|basic|all] [--weight-storage float32|binary16|bfloat16]\n"
+    "                     [--out DIR] [--hash]\n"
     "  onemodel info MODEL\n"
+    "  onemodel convert IN.onnx OUT.onemodel\n"
     "  onemodel conformance DATA_DIR [--mode fast|exact] [--json FILE] [--filter SUBSTR]\n"
     "  onemodel conformance-report FAST.json EXACT.json\n"
     "  onemodel golden-kernels [--kernels PATH] [--threads N]\n"
     "  onemodel bench MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
-    "                       [--optimization none|basic|all] [--seconds S]\n"
+    "                       [--optimization none|basic|all] [--weight-storage float32|binary16|bfloat16]\n"
+    "                       [--seconds S]\n"
     "  onemodel ctc CASES.json\n"
+    "  onemodel wai run VECTORS.jsonl | GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n"
     "Without --input, each input gets the deterministic values of docs/cli.md (symbolic dimensions = 1).\n";
 
 struct UsageError : std::runtime_error {
@@ -86,6 +91,16 @@ RunArgs parse_run_args(const std::vector<std::string>& args, bool bench) {
         r.options.optimization_level = onemodel::OptimizationLevel::All;
       else
         throw UsageError("--optimization takes none, basic or all, got '" + v + "'");
+    } else if (a == "--weight-storage") {
+      const std::string& v = value();
+      if (v == "float32")
+        r.options.weight_storage = onemodel::WeightStorage::Float32;
+      else if (v == "binary16")
+        r.options.weight_storage = onemodel::WeightStorage::Binary16;
+      else if (v == "bfloat16")
+        r.options.weight_storage = onemodel::WeightStorage::BFloat16;
+      else
+        throw UsageError("--weight-storage takes float32, binary16 or bfloat16, got '" + v + "'");
     } else if (a == "--out" && !bench) {
       r.out_dir = value();
     } else if (a == "--hash" && !bench) {
@@ -184,6 +199,20 @@ int info_command(const std::vector<std::string>& argv) {
   return 0;
 }
 
+// Writes the .onemodel form of a model (docs/format.md) and prints one summary line.
+int convert_command(const std::vector<std::string>& argv) {
+  if (argv.size() != 2) throw UsageError("convert takes IN.onnx OUT.onemodel");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::printf("converting %s -> %s\n", argv[0].c_str(), argv[1].c_str());
+  std::fflush(stdout);
+  onemodel::ModelFormat::convert(argv[0], argv[1]);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("wrote %s: %llu bytes (input %llu bytes) in %.1f ms\n", argv[1].c_str(),
+              static_cast<unsigned long long>(std::filesystem::file_size(argv[1])),
+              static_cast<unsigned long long>(std::filesystem::file_size(argv[0])), ms);
+  return 0;
+}
+
 int golden_command(const std::vector<std::string>& argv) {
   onemodel::SessionOptions options;
   for (size_t i = 0; i < argv.size(); ++i) {
@@ -244,11 +273,13 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return run_command(args);
     if (command == "info") return info_command(args);
+    if (command == "convert") return convert_command(args);
     if (command == "conformance") return onemodel::cli::conformance_main(args);
     if (command == "conformance-report") return onemodel::cli::conformance_report_main(args);
     if (command == "golden-kernels") return golden_command(args);
     if (command == "bench") return bench_command(args);
     if (command == "ctc") return onemodel::cli::ctc_main(args);
+    if (command == "wai") return onemodel::cli::wai_main(args);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "onemodel: %s\n%s", e.what(), kUsage);

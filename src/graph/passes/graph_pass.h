@@ -55,6 +55,8 @@ std::vector<const GraphPass*> selected_passes(const SessionOptions& options);
 void run_passes(PassGraph& graph, const SessionOptions& options);
 
 // The passes themselves (one per file).
+void qdq(PassGraph& graph);
+void matmul_integer_fusion(PassGraph& graph);
 void constant_fold(PassGraph& graph);
 void conv_batchnorm_fold(PassGraph& graph);
 void gelu(PassGraph& graph);

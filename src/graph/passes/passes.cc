@@ -75,6 +75,8 @@ void PassGraph::remove_dead() {
 namespace {
 
 constexpr GraphPass kPasses[] = {
+    {"qdq", OptimizationLevel::All, false, qdq},
+    {"matmul-integer-fusion", OptimizationLevel::All, true, matmul_integer_fusion},
     {"constant-fold", OptimizationLevel::Basic, true, constant_fold},
     {"conv-batchnorm-fold", OptimizationLevel::All, false, conv_batchnorm_fold},
     {"constant-fold", OptimizationLevel::Basic, true, constant_fold},

@@ -1,0 +1,248 @@
+// qdq (int8.md "Graph rewrites"): the quantize-dequantize form of a Conv or Gemm becomes QLinearConv or
+// QLinearMatMul. The pass changes results by rounding, so the rewritten graph is compared with the graph run
+// as written (no passes): every output within one quantization step. The rewrite must happen on the pattern
+// (per-tensor and per-channel weights, with and without the int32 bias, uint8 and int8, Gemm with and without
+// transB), never in exact mode, and not at all when any one condition is broken.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "graph/compiled_graph.h"
+#include "pass_test_util.h"
+
+namespace onemodel::test {
+namespace {
+
+constexpr float kXScale = 0.05f, kYScale = 0.2f;
+
+size_t nodes_of_type(const ModelBuilder& b, const SessionOptions& options, std::string_view type) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
+  auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
+  const CompiledGraph g(model, options);
+  size_t n = 0;
+  for (const CompiledNode& node : g.nodes()) n += node.ir->op_type == type ? 1 : 0;
+  return n;
+}
+
+Tensor scalar_of(DType type, int value) {
+  Tensor t(type, {});
+  if (type == DType::U8)
+    t.data<uint8_t>()[0] = static_cast<uint8_t>(value);
+  else
+    t.data<int8_t>()[0] = static_cast<int8_t>(value);
+  return t;
+}
+
+Tensor random_8bit(DType type, std::vector<int64_t> dims, uint32_t seed) {
+  Tensor t(type, std::move(dims));
+  std::mt19937 rng(seed);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const auto r = static_cast<int>(rng() % 256);
+    if (type == DType::U8)
+      t.data<uint8_t>()[static_cast<size_t>(i)] = static_cast<uint8_t>(r);
+    else
+      t.data<int8_t>()[static_cast<size_t>(i)] = static_cast<int8_t>(r - 128);
+  }
+  return t;
+}
+
+struct Pattern {
+  bool gemm = false;
+  bool trans_b = false;
+  DType act = DType::U8;
+  DType weight = DType::I8;
+  bool per_channel = false;
+  bool bias = true;
+  // Broken conditions, one at a time.
+  bool runtime_weight = false;
+  bool vector_x_scale = false;
+  bool product_read_twice = false;
+  bool wrong_bias_scale = false;
+  bool alpha_two = false;
+  bool uneven_weight_zero_points = false;
+};
+
+constexpr int64_t kBatch = 2, kChannels = 3, kSize = 9, kOut = 5, kK = 3;  // conv: 2x3x9x9, 5 filters 3x3
+constexpr int64_t kRows = 11, kDepth = 24, kCols = 7;                      // gemm: 11x24 times 24x7
+
+const char* product_type(const Pattern& p) {
+  return p.gemm ? "Gemm" : "Conv";
+}
+
+// x (float) -> Q -> DQ -> Conv/Gemm(DQ(W), DQ(bias)) -> Q -> DQ -> y (float), as QDQ exporters write it.
+ModelBuilder model(const Pattern& p) {
+  ModelBuilder b(13);
+  const std::vector<int64_t> x_dims =
+      p.gemm ? std::vector<int64_t>{kRows, kDepth} : std::vector<int64_t>{kBatch, kChannels, kSize, kSize};
+  const std::vector<int64_t> w_dims =
+      p.gemm ? (p.trans_b ? std::vector<int64_t>{kCols, kDepth} : std::vector<int64_t>{kDepth, kCols})
+             : std::vector<int64_t>{kOut, kChannels, kK, kK};
+  const int64_t channels = p.gemm ? kCols : kOut;
+  const int64_t channel_axis = p.gemm && !p.trans_b ? 1 : 0;
+  const int act_zero = p.act == DType::U8 ? 120 : -5;
+  b.input("x", DType::F32, x_dims);
+  if (p.runtime_weight)
+    b.input("Wq", p.weight, w_dims);
+  else
+    b.initializer("Wq", random_8bit(p.weight, w_dims, 3));
+  if (p.vector_x_scale) {  // per axis 1 (channels, or the Gemm's depth), all channels alike
+    const int64_t n = p.gemm ? kDepth : kChannels;
+    Tensor xz(p.act, {n});
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(static_cast<std::byte*>(xz.raw()) + i, scalar_of(p.act, act_zero).raw(), 1);
+    b.initializer("xs", Tensor::from(std::vector<float>(static_cast<size_t>(n), kXScale), {n}))
+        .initializer("xz", xz);
+  } else {
+    b.initializer("xs", Tensor::from(std::vector<float>{kXScale}, {}))
+        .initializer("xz", scalar_of(p.act, act_zero));
+  }
+  b.initializer("ys", Tensor::from(std::vector<float>{kYScale}, {}))
+      .initializer("yz", scalar_of(p.act, p.act == DType::U8 ? 128 : 0));
+  std::vector<float> w_scales =
+      uniform_values(p.per_channel ? static_cast<size_t>(channels) : 1, 5, 0.002f, 0.01f, false);
+  const std::vector<int64_t> s_dims = p.per_channel ? std::vector<int64_t>{channels} : std::vector<int64_t>{};
+  b.initializer("ws", Tensor::from(w_scales, s_dims));
+  Tensor wz(p.weight, s_dims);
+  for (int64_t c = 0; c < wz.size(); ++c) {
+    const int v = p.uneven_weight_zero_points && c == 1 ? 3 : (p.weight == DType::U8 ? 128 : 0);
+    if (p.weight == DType::U8)
+      wz.data<uint8_t>()[static_cast<size_t>(c)] = static_cast<uint8_t>(v);
+    else
+      wz.data<int8_t>()[static_cast<size_t>(c)] = static_cast<int8_t>(v);
+  }
+  b.initializer("wz", wz);
+  b.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"})
+      .node("DequantizeLinear", {"xq", "xs", "xz"}, {"xf"})
+      .node("DequantizeLinear", {"Wq", "ws", "wz"}, {"wf"}, {Attr::i("axis", channel_axis)});
+  if (p.bias) {
+    std::vector<float> b_scales;
+    for (float s : w_scales) b_scales.push_back(kXScale * s * (p.wrong_bias_scale ? 1.5f : 1.0f));
+    std::vector<int32_t> bias(static_cast<size_t>(channels));
+    for (size_t c = 0; c < bias.size(); ++c) bias[c] = static_cast<int32_t>(c * 3001) - 5000;
+    b.initializer("bq", Tensor::from(bias, {channels}))
+        .initializer("bs", Tensor::from(b_scales, s_dims))
+        .node("DequantizeLinear", {"bq", "bs"}, {"bf"}, {Attr::i("axis", 0)});
+  }
+  std::vector<Attr> attrs = {Attr::ints("pads", {1, 0, 1, 2}), Attr::ints("strides", {1, 2})};
+  if (p.gemm) {
+    attrs = {Attr::i("transB", p.trans_b ? 1 : 0)};
+    if (p.alpha_two) attrs.push_back(Attr::f("alpha", 2.0f));
+  }
+  if (p.bias)
+    b.node(product_type(p), {"xf", "wf", "bf"}, {"yf"}, attrs);
+  else
+    b.node(product_type(p), {"xf", "wf"}, {"yf"}, attrs);
+  b.node("QuantizeLinear", {"yf", "ys", "yz"}, {"yq"}).node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"});
+  b.output("y", DType::F32);
+  if (p.product_read_twice) b.output("yf", DType::F32);
+  return b;
+}
+
+std::vector<NamedTensor> inputs(const Pattern& p) {
+  const std::vector<int64_t> x_dims =
+      p.gemm ? std::vector<int64_t>{kRows, kDepth} : std::vector<int64_t>{kBatch, kChannels, kSize, kSize};
+  const int64_t n = Shape::of(x_dims).count();
+  std::vector<NamedTensor> in = {
+      {"x", Tensor::from(uniform_values(static_cast<size_t>(n), 9, -5.0f, 5.0f, false), x_dims)}};
+  if (p.runtime_weight) {
+    const std::vector<int64_t> w_dims =
+        p.gemm ? std::vector<int64_t>{kDepth, kCols} : std::vector<int64_t>{kOut, kChannels, kK, kK};
+    in.push_back({"Wq", random_8bit(p.weight, w_dims, 3)});
+  }
+  return in;
+}
+
+// The rewritten graph's outputs are within one step of the output scale of the graph as written.
+void expect_within_one_step(const Pattern& p, const std::string& label) {
+  const ModelBuilder b = model(p);
+  for (int threads : {1, 2}) {
+    const SessionOptions o = options(ExecutionMode::Fast, "", threads);
+    const std::vector<Tensor> fused = b.run(inputs(p), o);
+    const std::vector<Tensor> plain = b.run(inputs(p), at_level(o, OptimizationLevel::None));
+    const std::vector<float> f = elements_of<float>(fused[0]), w = elements_of<float>(plain[0]);
+    ASSERT_EQ(f.size(), w.size()) << label;
+    size_t moved = 0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      ASSERT_LE(std::fabs(f[i] - w[i]), kYScale * 1.0001f) << label << " element " << i;
+      moved += f[i] != w[i] ? 1 : 0;
+    }
+    EXPECT_LT(moved, f.size() / 4) << label << ": most elements should not move";
+  }
+}
+
+TEST(QdqPass, RewritesConvAndGemmWithinOneStep) {
+  std::vector<std::pair<Pattern, std::string>> patterns;
+  for (bool gemm : {false, true}) {
+    for (DType act : {DType::U8, DType::I8}) {
+      for (bool per_channel : {false, true}) {
+        for (bool bias : {false, true}) {
+          Pattern p;
+          p.gemm = gemm;
+          p.act = act;
+          p.weight = act == DType::U8 && per_channel ? DType::U8 : DType::I8;
+          p.per_channel = per_channel;
+          p.bias = bias;
+          patterns.push_back({p, std::string(product_type(p)) + " " + std::string(dtype_name(act)) +
+                                     (per_channel ? " per-channel" : "") + (bias ? " bias" : "")});
+        }
+      }
+    }
+  }
+  Pattern trans_b;
+  trans_b.gemm = true;
+  trans_b.trans_b = true;
+  trans_b.per_channel = true;
+  patterns.push_back({trans_b, "Gemm transB"});
+  for (const auto& [p, label] : patterns) {
+    const ModelBuilder b = model(p);
+    EXPECT_EQ(nodes_of_type(b, options(ExecutionMode::Fast), product_type(p)), 0u) << label;
+    // Exact mode runs the graph as written (the pass does not preserve bits).
+    EXPECT_EQ(nodes_of_type(b, options(ExecutionMode::Exact), product_type(p)), 1u) << label;
+    expect_within_one_step(p, label);
+  }
+}
+
+TEST(QdqPass, LeavesEveryBrokenPatternAsWritten) {
+  std::vector<std::pair<Pattern, std::string>> broken;
+  auto add = [&](Pattern p, std::string label) { broken.push_back({p, std::move(label)}); };
+  for (bool gemm : {false, true}) {
+    Pattern base;
+    base.gemm = gemm;
+    base.per_channel = true;
+    const std::string type = gemm ? "Gemm " : "Conv ";
+    Pattern p = base;
+    p.runtime_weight = true;
+    add(p, type + "weights not constant");
+    p = base;
+    p.vector_x_scale = true;
+    add(p, type + "activation scale not a single value");
+    p = base;
+    p.product_read_twice = true;
+    add(p, type + "product read by a second node");
+    p = base;
+    p.wrong_bias_scale = true;
+    add(p, type + "bias scale not sx * sw");
+    p = base;
+    p.uneven_weight_zero_points = true;
+    add(p, type + "weight zero points differ between channels");
+  }
+  Pattern alpha;
+  alpha.gemm = true;
+  alpha.alpha_two = true;
+  add(alpha, "Gemm alpha 2");
+  for (const auto& [p, label] : broken) {
+    const ModelBuilder b = model(p);
+    EXPECT_EQ(nodes_of_type(b, options(ExecutionMode::Fast), product_type(p)), 1u) << label;
+    // Left as written, the other passes keep the bits of the graph run without any pass.
+    const std::vector<Tensor> got = b.run(inputs(p), options(ExecutionMode::Fast));
+    const std::vector<Tensor> plain =
+        b.run(inputs(p), at_level(options(ExecutionMode::Fast), OptimizationLevel::None));
+    ASSERT_EQ(got.size(), plain.size()) << label;
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(same_bytes(got[i], plain[i])) << label << " output " << i;
+  }
+}
+
+}  // namespace
+}  // namespace onemodel::test

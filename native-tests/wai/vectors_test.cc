@@ -1,0 +1,107 @@
+// Every line of every vector file under testdata/wai/ (written by tools/wai/reference.py, an independent
+// big-integer Python reference): the graph loads or is refused with the recorded code, and each decode of the
+// sequence gives the recorded outputs or refusal, with state carried only across completed decodes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "onemodel/wai.h"
+
+namespace onemodel::wai {
+namespace {
+
+using nlohmann::json;
+const std::filesystem::path kDir = std::filesystem::path(ONEMODEL_SOURCE_DIR) / "testdata" / "wai";
+
+std::vector<uint8_t> from_hex(const std::string& hex) {
+  std::vector<uint8_t> out(hex.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return out;
+}
+
+IntTensor tensor_of(const json& t) {
+  IntTensor out;
+  for (size_t i = 0; i < 3; ++i) out.shape[i] = std::stoll(t.at("shape").at(i).get<std::string>());
+  for (const json& v : t.at("data")) out.data.push_back(std::stoll(v.get<std::string>()));
+  return out;
+}
+
+std::vector<std::filesystem::path> vector_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(kDir))
+    if (e.path().extension() == ".jsonl") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Runs one vector; returns the number of decodes checked.
+size_t check_vector(const json& v) {
+  const std::string id = v.at("id");
+  SCOPED_TRACE(id);
+  const std::vector<uint8_t> bytes = from_hex(v.at("graph"));
+  const std::string load = v.at("load");
+  if (load != "ok") {
+    try {
+      Graph::load(bytes);
+      ADD_FAILURE() << "loaded, expected " << load;
+    } catch (const RefusalError& e) {
+      EXPECT_EQ(to_string(e.code()), load) << e.what();
+    }
+    EXPECT_TRUE(v.at("decodes").empty());
+    return 0;
+  }
+  const IntSession session(Graph::load(bytes));
+  State state;
+  size_t k = 0;
+  for (const json& d : v.at("decodes")) {
+    SCOPED_TRACE("decode " + std::to_string(k++));
+    std::vector<IntTensor> inputs;
+    for (const json& t : d.at("inputs")) inputs.push_back(tensor_of(t));
+    std::vector<int64_t> scalars;
+    for (const json& s : d.at("scalars")) scalars.push_back(std::stoll(s.get<std::string>()));
+    const RunResult r = session.run(inputs, scalars, state);
+    const json& expect = d.at("expect");
+    if (expect.contains("refuse")) {
+      EXPECT_EQ(to_string(r.refusal), expect.at("refuse").get<std::string>()) << r.message;
+      continue;
+    }
+    const json& outs = expect.at("outputs");
+    if (!r.ok() || r.outputs.size() != outs.size()) {
+      ADD_FAILURE() << "refused or wrong output count: " << to_string(r.refusal) << ": " << r.message;
+      continue;
+    }
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const IntTensor want = tensor_of(outs[i]);
+      EXPECT_EQ(r.outputs[i].shape, want.shape) << "output " << i;
+      EXPECT_EQ(r.outputs[i].data, want.data) << "output " << i;
+    }
+  }
+  return k;
+}
+
+TEST(WaiVectors, EveryLineOfEveryFile) {
+  const auto files = vector_files();
+  ASSERT_GE(files.size(), 25u) << "testdata/wai is missing (tools/wai/reference.py writes it)";
+  size_t vectors = 0, decodes = 0;
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.filename().string());
+    std::ifstream in(path);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_TRUE(json::parse(line).contains("header")) << "the first line says how the file was made";
+    while (std::getline(in, line)) {
+      decodes += check_vector(json::parse(line));
+      ++vectors;
+    }
+  }
+  EXPECT_GE(vectors, 100u);
+  EXPECT_GE(decodes, 150u);
+}
+
+}  // namespace
+}  // namespace onemodel::wai

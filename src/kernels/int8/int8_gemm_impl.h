@@ -1,0 +1,530 @@
+// The int8 product kernel (int8.md "Product kernel"), written once and instantiated per kernel path by
+// src/kernels/paths/instantiate.inc with the path's constant; only the pair-dot microkernel differs per path.
+//
+// Arithmetic. Operands move to a shifted domain where both are signed: A' = A - 128 for uint8 A (int16 in
+// the packed panels), B' = B - 128 for uint8 B (int8); signed operands stay as they are, and zero points
+// shift the same way. Then
+//   Y[i, j] = S[i, j] - zA'[i] * colSum[j] - zB'[j] * rowSum[i] + k * zA'[i] * zB'[j],
+// with S = sum_p A'B', rowSum the row sums of A' and colSum the column sums of B'. This equals
+// sum_p (A - zA)(B - zB) exactly; all sums are int32 with wrapping (unsigned) arithmetic, so nothing here is
+// undefined even for absurd k. Every path forms the same integers, so every path gives the same bits.
+//
+// Packed B (once per call, or once per weight): [colSum: np int32][strips], np = n rounded up to nr. Strip s
+// (columns [s*nr, s*nr + nr)) holds kp * nr int8 values, kp = k rounded up to even: element (p, j) at
+// (p/2)*2*nr + 2*j + p%2, so one 2*nr-byte row holds a pair of k for every column. Padding is 0.
+// Packed A (once per call, in parallel over blocks of mc rows): panel t (rows [t*mr, t*mr + mr)) holds kp *
+// mr int16 values, element (p, r) at (p/2)*2*mr + 2*r + p%2, followed after all panels by rowSum (mp int32).
+// Padding rows are 0 (they only feed accumulators no one stores).
+//
+// Work. Chunks are fixed mc x nc tiles of C (48 x 64); a chunk accumulates its tile in the running thread's
+// int32 slot, k-block by k-block (kc = 512) and B strip by B strip down the A panels, then runs the epilogue
+// on the tile. Chunk sizes never depend on the thread count and k is never split, so neither can a result.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "kernels/kernel_table.h"
+#include "threading/parallel_for.h"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#elif defined(__SSE4_1__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
+
+// The pair-dot microkernel of one path: acc (mr x nr int32, row stride ld) = (first ? 0 : acc) + the
+// products of `pairs` pairs of k of an A panel and a B strip. The primary template is the scalar path (plain
+// loops over the same layout); the specialisations below exist only where their instructions compile.
+template <KernelPath P>
+struct Int8PairDot {
+  static constexpr int mr = 4, nr = 8;
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    uint32_t t[mr][nr];
+    for (int r = 0; r < mr; ++r) {
+      for (int j = 0; j < nr; ++j) t[r][j] = first ? 0u : static_cast<uint32_t>(acc[r * ld + j]);
+    }
+    for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
+      for (int r = 0; r < mr; ++r) {
+        const int32_t a0 = a[2 * r], a1 = a[2 * r + 1];
+        for (int j = 0; j < nr; ++j) {
+          t[r][j] += static_cast<uint32_t>(a0 * b[2 * j] + a1 * b[2 * j + 1]);
+        }
+      }
+    }
+    for (int r = 0; r < mr; ++r) {
+      for (int j = 0; j < nr; ++j) acc[r * ld + j] = static_cast<int32_t>(t[r][j]);
+    }
+  }
+};
+
+inline int32_t int8_load_pair(const int16_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+#if defined(__AVX512BW__)
+// 12 x 32: B widened to int16 in registers, vpmaddwd per pair, 24 zmm accumulators.
+template <>
+struct Int8PairDot<KernelPath::Avx512> {
+  static constexpr int mr = 12, nr = 32;
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    __m512i t[mr][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) {
+        t[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(acc + r * ld + 16 * v);
+      }
+    }
+    for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
+      const __m512i b0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b)));
+      const __m512i b1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32)));
+#pragma GCC unroll 12
+      for (int r = 0; r < mr; ++r) {
+        const __m512i av = _mm512_set1_epi32(int8_load_pair(a + 2 * r));
+        t[r][0] = _mm512_add_epi32(t[r][0], _mm512_madd_epi16(av, b0));
+        t[r][1] = _mm512_add_epi32(t[r][1], _mm512_madd_epi16(av, b1));
+      }
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
+    }
+  }
+};
+#endif
+
+#if defined(__AVX2__)
+// 6 x 16: as AVX-512 with ymm, 12 accumulators.
+template <>
+struct Int8PairDot<KernelPath::Avx2> {
+  static constexpr int mr = 6, nr = 16;
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    __m256i t[mr][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) {
+        t[r][v] = first ? _mm256_setzero_si256()
+                        : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + r * ld + 8 * v));
+      }
+    }
+    for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
+      const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+      const __m256i b1 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16)));
+#pragma GCC unroll 6
+      for (int r = 0; r < mr; ++r) {
+        const __m256i av = _mm256_set1_epi32(int8_load_pair(a + 2 * r));
+        t[r][0] = _mm256_add_epi32(t[r][0], _mm256_madd_epi16(av, b0));
+        t[r][1] = _mm256_add_epi32(t[r][1], _mm256_madd_epi16(av, b1));
+      }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + r * ld + 8 * v), t[r][v]);
+    }
+  }
+};
+#endif
+
+#if defined(__wasm_simd128__) || defined(__aarch64__) || defined(__SSE4_1__)
+// 4 x 8 on 128-bit vectors: i32x4.dot_i16x8_s on wasm, vmlal_s16 with a pairwise add at the end on NEON,
+// pmaddwd on SSE4.1.
+template <>
+struct Int8PairDot<KernelPath::V128> {
+  static constexpr int mr = 4, nr = 8;
+#if defined(__aarch64__)
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    // Per row and group of 4 columns, the low and high products (c0p0 c0p1 c1p0 c1p1 | c2p0 ...) are summed
+    // apart and folded pairwise once at the end: integer sums, so the grouping cannot change a bit.
+    int32x4_t lo[mr][2], hi[mr][2];
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) lo[r][v] = hi[r][v] = vdupq_n_s32(0);
+    }
+    for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
+      const int16x8_t b0 = vmovl_s8(vld1_s8(b)), b1 = vmovl_s8(vld1_s8(b + 8));
+      for (int r = 0; r < mr; ++r) {
+        const int16x8_t av = vreinterpretq_s16_s32(vdupq_n_s32(int8_load_pair(a + 2 * r)));
+        lo[r][0] = vmlal_s16(lo[r][0], vget_low_s16(av), vget_low_s16(b0));
+        hi[r][0] = vmlal_high_s16(hi[r][0], av, b0);
+        lo[r][1] = vmlal_s16(lo[r][1], vget_low_s16(av), vget_low_s16(b1));
+        hi[r][1] = vmlal_high_s16(hi[r][1], av, b1);
+      }
+    }
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) {
+        int32x4_t sum = vpaddq_s32(lo[r][v], hi[r][v]);
+        if (!first) sum = vaddq_s32(sum, vld1q_s32(acc + r * ld + 4 * v));
+        vst1q_s32(acc + r * ld + 4 * v, sum);
+      }
+    }
+  }
+#else
+#if defined(__wasm_simd128__)
+  using V = v128_t;
+  static V zero() {
+    return wasm_i32x4_splat(0);
+  }
+  static V load_acc(const int32_t* p) {
+    return wasm_v128_load(p);
+  }
+  static void store_acc(int32_t* p, V v) {
+    wasm_v128_store(p, v);
+  }
+  static V widen8(const int8_t* p) {
+    return wasm_i16x8_load8x8(p);
+  }
+  static V splat(int32_t x) {
+    return wasm_i32x4_splat(x);
+  }
+  static V dot_add(V acc, V a, V b) {
+    return wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(a, b));
+  }
+#else
+  using V = __m128i;
+  static V zero() {
+    return _mm_setzero_si128();
+  }
+  static V load_acc(const int32_t* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
+  static void store_acc(int32_t* p, V v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  }
+  static V widen8(const int8_t* p) {
+    return _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
+  static V splat(int32_t x) {
+    return _mm_set1_epi32(x);
+  }
+  static V dot_add(V acc, V a, V b) {
+    return _mm_add_epi32(acc, _mm_madd_epi16(a, b));
+  }
+#endif
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    V t[mr][2];
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) t[r][v] = first ? zero() : load_acc(acc + r * ld + 4 * v);
+    }
+    for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
+      const V b0 = widen8(b), b1 = widen8(b + 8);
+      for (int r = 0; r < mr; ++r) {
+        const V av = splat(int8_load_pair(a + 2 * r));
+        t[r][0] = dot_add(t[r][0], av, b0);
+        t[r][1] = dot_add(t[r][1], av, b1);
+      }
+    }
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) store_acc(acc + r * ld + 4 * v, t[r][v]);
+    }
+  }
+#endif
+};
+#endif
+
+template <KernelPath P>
+struct Int8GemmImpl {
+  using Dot = Int8PairDot<P>;
+  static constexpr int64_t kMR = Dot::mr, kNR = Dot::nr;
+  static constexpr int64_t kMC = 48, kNC = 64, kKC = 512;
+  static constexpr int64_t kStripsPerPackChunk = 4;
+  static constexpr int64_t kAlign = 64;
+  static_assert(kMC % kMR == 0 && kNC % kNR == 0, "chunks must be whole microkernel tiles");
+  // Work estimates in nanoseconds on one thread (kernels-gemm.md's scheme).
+  static constexpr double kMulAddsPerNs = 40.0, kNsPerPacked = 0.5;
+
+  static constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+  static constexpr int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
+
+  static size_t packed_b_bytes(int64_t k, int64_t n) {
+    if (k < 0 || n <= 0) return 0;
+    const int64_t np = round_up(n, kNR);
+    return static_cast<size_t>(round_up(np * 4, kAlign) + round_up(k, 2) * np);
+  }
+
+  static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
+    if (args.m <= 0 || args.n <= 0) return 0;
+    const size_t b =
+        b_packed
+            ? 0
+            : static_cast<size_t>(round_up(static_cast<int64_t>(packed_b_bytes(args.k, args.n)), kAlign));
+    return static_cast<size_t>(kAlign) + b + packed_a_bytes(args.m, args.k) +
+           static_cast<size_t>(thread_slots(threads)) * slot_bytes();
+  }
+
+  static void pack_b(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
+                     void* packed) {
+    if (k < 0 || n <= 0) return;
+    for (int64_t chunk = 0; chunk < pack_b_chunks(n); ++chunk) {
+      pack_b_chunk(b, b_signed, b_row, b_col, k, n, static_cast<std::byte*>(packed), chunk);
+    }
+  }
+
+  static void gemm(const Int8GemmArgs& args, const Int8PackedB* packed_b, void* scratch,
+                   const ThreadContext& threads) {
+    if (args.m <= 0 || args.n <= 0) return;
+    if (args.k < 0) throw std::invalid_argument("int8_gemm: negative k");
+    if (packed_b != nullptr && (packed_b->k != args.k || packed_b->n != args.n))
+      throw std::invalid_argument("int8_gemm: packed B has another shape");
+    std::unique_ptr<std::byte[]> owned;
+    if (scratch == nullptr) {
+      owned.reset(new std::byte[scratch_bytes(args, packed_b != nullptr, threads)]);
+      scratch = owned.get();
+    }
+    std::byte* p = align(static_cast<std::byte*>(scratch));
+    const std::byte* b_data;
+    if (packed_b != nullptr) {
+      b_data = static_cast<const std::byte*>(packed_b->data);
+    } else {
+      const auto body = [&](int64_t chunk) {
+        pack_b_chunk(args.b, args.b_signed, args.b_row, args.b_col, args.k, args.n, p, chunk);
+      };
+      parallel_for(threads, pack_b_chunks(args.n), body,
+                   kNsPerPacked * static_cast<double>(args.k) * static_cast<double>(args.n));
+      b_data = p;
+      p += round_up(static_cast<int64_t>(packed_b_bytes(args.k, args.n)), kAlign);
+    }
+    std::byte* a_data = p;
+    p += packed_a_bytes(args.m, args.k);
+    const auto pack_a_body = [&](int64_t block) { pack_a_block(args, a_data, block); };
+    parallel_for(threads, ceil_div(args.m, kMC), pack_a_body,
+                 kNsPerPacked * static_cast<double>(args.m) * static_cast<double>(args.k));
+    run_tiles(args, a_data, b_data, p, threads);
+  }
+
+ private:
+  static std::byte* align(std::byte* p) {
+    const auto address = reinterpret_cast<uintptr_t>(p);
+    return p + (round_up(static_cast<int64_t>(address), kAlign) - static_cast<int64_t>(address));
+  }
+  static size_t slot_bytes() { return static_cast<size_t>(kMC * kNC * 4); }
+  static size_t packed_a_bytes(int64_t m, int64_t k) {
+    const int64_t mp = round_up(m, kMR);
+    return static_cast<size_t>(round_up(mp * round_up(k, 2) * 2, kAlign) + round_up(mp * 4, kAlign));
+  }
+  static int64_t pack_b_chunks(int64_t n) { return ceil_div(ceil_div(n, kNR), kStripsPerPackChunk); }
+
+  // Raw 8-bit value at index i of an operand, and its shifted-domain value.
+  static int32_t raw(const void* data, bool is_signed, int64_t i) {
+    return is_signed ? static_cast<int32_t>(static_cast<const int8_t*>(data)[i])
+                     : static_cast<int32_t>(static_cast<const uint8_t*>(data)[i]);
+  }
+  static int32_t shifted(int32_t raw_value, bool is_signed) {
+    return is_signed ? raw_value : raw_value - 128;
+  }
+  static int32_t zero_shifted(const void* zero, bool is_signed, bool per_index, int64_t i) {
+    if (zero == nullptr) return shifted(0, is_signed);
+    return shifted(raw(zero, is_signed, per_index ? i : 0), is_signed);
+  }
+
+  // Up to four strips of B and their column sums.
+  static void pack_b_chunk(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
+                           std::byte* packed, int64_t chunk) {
+    const int64_t np = round_up(n, kNR), kp = round_up(k, 2), strips = ceil_div(n, kNR);
+    auto* col_sum = reinterpret_cast<int32_t*>(packed);
+    auto* data = reinterpret_cast<int8_t*>(packed + round_up(np * 4, kAlign));
+    const int64_t end =
+        (chunk + 1) * kStripsPerPackChunk < strips ? (chunk + 1) * kStripsPerPackChunk : strips;
+    for (int64_t s = chunk * kStripsPerPackChunk; s < end; ++s) {
+      int8_t* strip = data + s * kp * kNR;
+      for (int64_t j = 0; j < kNR; ++j) {
+        const int64_t col = s * kNR + j;
+        uint32_t sum = 0;
+        for (int64_t p = 0; p < kp; ++p) {
+          const int32_t v =
+              col < n && p < k ? shifted(raw(b, b_signed, p * b_row + col * b_col), b_signed) : 0;
+          strip[p / 2 * 2 * kNR + 2 * j + p % 2] = static_cast<int8_t>(v);
+          sum += static_cast<uint32_t>(v);
+        }
+        col_sum[col] = static_cast<int32_t>(sum);
+      }
+    }
+  }
+
+  // Rows [block*mc, block*mc + mc) of A into their panels, and their row sums.
+  static void pack_a_block(const Int8GemmArgs& args, std::byte* packed, int64_t block) {
+    const int64_t mp = round_up(args.m, kMR), kp = round_up(args.k, 2);
+    auto* panels = reinterpret_cast<int16_t*>(packed);
+    auto* row_sum = reinterpret_cast<int32_t*>(packed + round_up(mp * kp * 2, kAlign));
+    const int64_t first = block * kMC, end = first + kMC < mp ? first + kMC : mp;
+    for (int64_t i = first; i < end; ++i) {
+      int16_t* dst = panels + i / kMR * kp * kMR + 2 * (i % kMR);
+      uint32_t sum = 0;
+      if (i >= args.m) {
+        for (int64_t p = 0; p < kp; ++p) dst[p / 2 * 2 * kMR + p % 2] = 0;
+      } else if (args.conv != nullptr) {
+        sum = pack_conv_row(args, i, dst, kp);
+      } else {
+        const int64_t base = i * args.a_row;
+        for (int64_t p = 0; p < kp; ++p) {
+          const int32_t v =
+              p < args.k ? shifted(raw(args.a, args.a_signed, base + p * args.a_col), args.a_signed) : 0;
+          dst[p / 2 * 2 * kMR + p % 2] = static_cast<int16_t>(v);
+          sum += static_cast<uint32_t>(v);
+        }
+      }
+      row_sum[i] = static_cast<int32_t>(sum);
+    }
+  }
+
+  // Row i of the im2col matrix (output pixel i), im2col fused into the packing: a tap outside the input reads
+  // A's zero point.
+  static uint32_t pack_conv_row(const Int8GemmArgs& args, int64_t i, int16_t* dst, int64_t kp) {
+    const Int8ConvA& g = *args.conv;
+    const int32_t pad = zero_shifted(args.a_zero, args.a_signed, false, 0);
+    const int64_t oh = i / g.out_w, ow = i % g.out_w;
+    const int64_t taps = g.kernel_h * g.kernel_w, plane = g.in_h * g.in_w;
+    uint32_t sum = 0;
+    for (int64_t p = 0; p < kp; ++p) {
+      int32_t v = 0;
+      if (p < args.k) {
+        const int64_t c = p / taps, kh = p % taps / g.kernel_w, kw = p % g.kernel_w;
+        const int64_t ih = oh * g.stride_h - g.pad_top + kh * g.dilation_h;
+        const int64_t iw = ow * g.stride_w - g.pad_left + kw * g.dilation_w;
+        v = ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w
+                ? pad
+                : shifted(raw(args.a, args.a_signed, c * plane + ih * g.in_w + iw), args.a_signed);
+      }
+      dst[p / 2 * 2 * kMR + p % 2] = static_cast<int16_t>(v);
+      sum += static_cast<uint32_t>(v);
+    }
+    return sum;
+  }
+
+  static void run_tiles(const Int8GemmArgs& args, const std::byte* a_data, const std::byte* b_data,
+                        std::byte* slots, const ThreadContext& threads) {
+    const int64_t tiles_n = ceil_div(args.n, kNC), tiles = ceil_div(args.m, kMC) * tiles_n;
+    const double work_ns = static_cast<double>(args.m) * static_cast<double>(args.n) *
+                           static_cast<double>(args.k) / kMulAddsPerNs;
+    const auto body = [&](int64_t chunk, int slot) {
+      auto* acc = reinterpret_cast<int32_t*>(slots + static_cast<size_t>(slot) * slot_bytes());
+      compute_tile(args, a_data, b_data, chunk / tiles_n, chunk % tiles_n, acc);
+    };
+    parallel_for_slots(threads, tiles, body, work_ns);
+  }
+
+  // One chunk: the products of tile (ti, tj) in acc (kMC x kNC, row stride kNC), then its epilogue.
+  static void compute_tile(const Int8GemmArgs& args, const std::byte* a_data, const std::byte* b_data,
+                           int64_t ti, int64_t tj, int32_t* acc) {
+    const int64_t mp = round_up(args.m, kMR), np = round_up(args.n, kNR), kp = round_up(args.k, 2);
+    const auto* panels = reinterpret_cast<const int16_t*>(a_data);
+    const auto* strips = reinterpret_cast<const int8_t*>(b_data + round_up(np * 4, kAlign));
+    const int64_t i0 = ti * kMC, rows = mp - i0 < kMC ? mp - i0 : kMC;
+    const int64_t j0 = tj * kNC, cols = np - j0 < kNC ? np - j0 : kNC;
+    if (kp == 0) {
+      for (int64_t x = 0; x < kMC * kNC; ++x) acc[x] = 0;
+    }
+    for (int64_t k0 = 0; k0 < kp; k0 += kKC) {
+      const int64_t pairs = (kp - k0 < kKC ? kp - k0 : kKC) / 2;
+      for (int64_t jj = 0; jj < cols; jj += kNR) {
+        const int8_t* b_strip = strips + (j0 + jj) / kNR * kp * kNR + k0 * kNR;
+        for (int64_t ii = 0; ii < rows; ii += kMR) {
+          const int16_t* a_panel = panels + (i0 + ii) / kMR * kp * kMR + k0 * kMR;
+          Dot::run(pairs, a_panel, b_strip, acc + ii * kNC + jj, kNC, k0 == 0);
+        }
+      }
+    }
+    const auto* row_sum = reinterpret_cast<const int32_t*>(a_data + round_up(mp * kp * 2, kAlign));
+    epilogue(args, acc, row_sum + i0, reinterpret_cast<const int32_t*>(b_data) + j0, i0, j0);
+  }
+
+  // Zero-point correction and the output conversion of one tile; the same integer and float operations on
+  // every path.
+  static void epilogue(const Int8GemmArgs& args, const int32_t* acc, const int32_t* row_sum,
+                       const int32_t* col_sum, int64_t i0, int64_t j0) {
+    const int64_t rows = args.m - i0 < kMC ? args.m - i0 : kMC;
+    const int64_t cols = args.n - j0 < kNC ? args.n - j0 : kNC;
+    const auto k = static_cast<uint32_t>(args.k);
+    int32_t zb[kNC];
+    for (int64_t j = 0; j < cols; ++j)
+      zb[j] = zero_shifted(args.b_zero, args.b_signed, args.b_zero_per_col, j0 + j);
+    for (int64_t i = 0; i < rows; ++i) {
+      const auto za =
+          static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i));
+      const uint32_t rs = static_cast<uint32_t>(row_sum[i]) - k * za;
+      int32_t y[kNC];
+      for (int64_t j = 0; j < cols; ++j) {
+        y[j] =
+            static_cast<int32_t>(static_cast<uint32_t>(acc[i * kNC + j]) -
+                                 za * static_cast<uint32_t>(col_sum[j]) - static_cast<uint32_t>(zb[j]) * rs);
+      }
+      store_row(args, y, i0 + i, j0, cols);
+    }
+  }
+
+  static float per_col(const float* values, bool per_column, int64_t j) { return values[per_column ? j : 0]; }
+
+  static void store_row(const Int8GemmArgs& args, int32_t* y, int64_t i, int64_t j0, int64_t cols) {
+    const int64_t c_base = i * args.c_row + j0 * args.c_col;
+    if (args.bias_i32 != nullptr && args.epilogue != Int8Epilogue::Float) {
+      for (int64_t j = 0; j < cols; ++j) {
+        y[j] =
+            static_cast<int32_t>(static_cast<uint32_t>(y[j]) + static_cast<uint32_t>(args.bias_i32[j0 + j]));
+      }
+    }
+    switch (args.epilogue) {
+      case Int8Epilogue::Int32: {
+        int32_t* c = static_cast<int32_t*>(args.c) + c_base;
+        for (int64_t j = 0; j < cols; ++j) c[j * args.c_col] = y[j];
+        return;
+      }
+      case Int8Epilogue::Requantize: {
+        const float lowest = args.y_signed ? -128.0f : 0.0f, highest = args.y_signed ? 127.0f : 255.0f;
+        const auto zp = static_cast<float>(args.y_zero);
+        for (int64_t j = 0; j < cols; ++j) {
+          const int32_t q = requantize(
+              static_cast<float>(y[j]) * per_col(args.mult, args.mult_per_col, j0 + j), zp, lowest, highest);
+          if (args.y_signed)
+            static_cast<int8_t*>(args.c)[c_base + j * args.c_col] = static_cast<int8_t>(q);
+          else
+            static_cast<uint8_t*>(args.c)[c_base + j * args.c_col] = static_cast<uint8_t>(q);
+        }
+        return;
+      }
+      case Int8Epilogue::Float: {
+        float* c = static_cast<float*>(args.c) + c_base;
+        for (int64_t j = 0; j < cols; ++j) {
+          float v = static_cast<float>(y[j]) * per_col(args.scale, args.scale_per_col, j0 + j);
+          if (args.bias_f32 != nullptr) v = v + args.bias_f32[j0 + j];
+          if (args.exact && v != v) v = canonical_nan();
+          c[j * args.c_col] = v;
+        }
+        return;
+      }
+    }
+  }
+
+  static float canonical_nan() {
+    const uint32_t bits = 0x7FC00000u;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+
+  // round_half_even(v) + zp clamped to [lowest, highest]; NaN gives lowest. v is bounded to +-2^20 first (far
+  // outside every 8-bit range), then (v + 1.5 * 2^23) - 1.5 * 2^23 rounds it to an integer, ties to even: the
+  // sum lies in [2^23, 2^24), where floats are the integers, and the subtraction is exact.
+  static int32_t requantize(float v, float zp, float lowest, float highest) {
+    constexpr float kBound = 1048576.0f, kRounder = 12582912.0f;
+    const bool is_nan = v != v;
+    v = v < -kBound ? -kBound : v;
+    v = v > kBound ? kBound : v;
+    v = is_nan ? 0.0f : v;
+    v = (v + kRounder) - kRounder;
+    v = v + zp;
+    v = v < lowest ? lowest : v;
+    v = v > highest ? highest : v;
+    v = is_nan ? lowest : v;
+    return static_cast<int32_t>(v);
+  }
+};
+
+}  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE

@@ -1,0 +1,163 @@
+#include "cli/wai.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "onemodel/wai.h"
+
+namespace onemodel::cli {
+namespace {
+
+using nlohmann::json;
+using wai::IntTensor;
+
+constexpr const char* kUsage =
+    "usage: onemodel wai run VECTORS.jsonl\n"
+    "       onemodel wai run GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n";
+
+std::vector<uint8_t> from_hex(const std::string& hex) {
+  if (hex.size() % 2 != 0) throw std::runtime_error("odd-length hex");
+  std::vector<uint8_t> out(hex.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return out;
+}
+
+IntTensor tensor_of(const json& t) {
+  IntTensor out;
+  for (size_t i = 0; i < 3; ++i) out.shape[i] = std::stoll(t.at("shape").at(i).get<std::string>());
+  for (const json& v : t.at("data")) out.data.push_back(std::stoll(v.get<std::string>()));
+  return out;
+}
+
+// One vector of §14.1; returns an empty string when it is reproduced, else what differs.
+std::string check_vector(const json& v) {
+  const std::string load = v.at("load");
+  std::optional<wai::IntSession> session;
+  try {
+    session.emplace(wai::Graph::load(from_hex(v.at("graph"))));
+  } catch (const wai::RefusalError& e) {
+    return to_string(e.code()) == load ? "" : "load refused with " + std::string(to_string(e.code()));
+  }
+  if (load != "ok") return "loaded, expected " + load;
+  wai::State state;
+  size_t k = 0;
+  for (const json& d : v.at("decodes")) {
+    std::vector<IntTensor> inputs;
+    for (const json& t : d.at("inputs")) inputs.push_back(tensor_of(t));
+    std::vector<int64_t> scalars;
+    for (const json& s : d.at("scalars")) scalars.push_back(std::stoll(s.get<std::string>()));
+    const wai::RunResult r = session->run(inputs, scalars, state);
+    const json& expect = d.at("expect");
+    const std::string where = "decode " + std::to_string(k++) + ": ";
+    if (expect.contains("refuse")) {
+      if (to_string(r.refusal) != expect.at("refuse").get<std::string>())
+        return where + "got " + std::string(to_string(r.refusal)) + ", expected " +
+               expect.at("refuse").dump();
+      continue;
+    }
+    if (!r.ok()) return where + "refused: " + std::string(to_string(r.refusal)) + ": " + r.message;
+    const json& outs = expect.at("outputs");
+    if (outs.size() != r.outputs.size()) return where + "wrong output count";
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const IntTensor want = tensor_of(outs[i]);
+      if (want.shape != r.outputs[i].shape || want.data != r.outputs[i].data)
+        return where + "output " + std::to_string(i) + " differs";
+    }
+  }
+  return "";
+}
+
+int run_vectors(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  size_t vectors = 0, failures = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    const json v = json::parse(line);
+    if (v.contains("header")) continue;
+    const std::string why = check_vector(v);
+    std::printf("%s %s\n", v.at("id").get<std::string>().c_str(),
+                why.empty() ? "ok" : ("FAIL: " + why).c_str());
+    ++vectors, failures += !why.empty();
+  }
+  std::printf("%zu vectors, %zu failed\n", vectors, failures);
+  return failures == 0 ? 0 : 1;
+}
+
+// "C,H,W=v,v,..."
+IntTensor parse_input(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos) throw std::runtime_error("--input needs C,H,W=values");
+  IntTensor t;
+  size_t at = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    size_t used = 0;
+    t.shape[i] = std::stoll(text.substr(at), &used);
+    at += used + 1;
+  }
+  for (size_t p = eq + 1; p < text.size();) {
+    size_t used = 0;
+    t.data.push_back(std::stoll(text.substr(p), &used));
+    p += used + 1;
+  }
+  return t;
+}
+
+int run_graph(const std::vector<std::string>& args) {
+  std::ifstream in(args[0], std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + args[0]);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const wai::IntSession session(wai::Graph::load(bytes));
+  std::vector<IntTensor> inputs;
+  std::vector<int64_t> scalars;
+  for (size_t i = 1; i < args.size(); i += 2) {
+    if (i + 1 >= args.size()) throw std::runtime_error(args[i] + " needs a value");
+    if (args[i] == "--input") {
+      inputs.push_back(parse_input(args[i + 1]));
+    } else if (args[i] == "--scalar") {
+      scalars.push_back(std::stoll(args[i + 1]));
+    } else {
+      throw std::runtime_error("unknown option " + args[i]);
+    }
+  }
+  wai::State state;
+  const wai::RunResult r = session.run(inputs, scalars, state);
+  if (!r.ok()) {
+    std::printf("refused: %s: %s\n", std::string(to_string(r.refusal)).c_str(), r.message.c_str());
+    return 1;
+  }
+  for (size_t k = 0; k < r.outputs.size(); ++k) {
+    const IntTensor& t = r.outputs[k];
+    std::printf("output %zu [%lld,%lld,%lld]:", k, (long long)t.shape[0], (long long)t.shape[1],
+                (long long)t.shape[2]);
+    for (int64_t v : t.data) std::printf(" %lld", (long long)v);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int wai_main(const std::vector<std::string>& args) {
+  if (args.size() < 2 || args[0] != "run") {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  const std::string& file = rest[0];
+  if (file.size() >= 6 && file.compare(file.size() - 6, 6, ".jsonl") == 0) {
+    if (rest.size() != 1) {
+      std::fputs(kUsage, stderr);
+      return 2;
+    }
+    return run_vectors(file);
+  }
+  return run_graph(rest);
+}
+
+}  // namespace onemodel::cli
