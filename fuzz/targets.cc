@@ -1,11 +1,15 @@
 #include "fuzz/targets.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "format/format.h"
 #include "onemodel/onemodel.h"
+#include "onemodel/wai.h"
 #include "onnx/onnx_reader.h"
 #include "onnx/wire.h"
+#include "wai/model.h"
 
 namespace onemodel::fuzz {
 namespace {
@@ -48,6 +52,24 @@ std::vector<NamedTensor> zero_inputs(const Session& session) {
   return inputs;
 }
 
+// Zero data inputs at each input's declared size (1x1 when undeclared), scalars at their lower bounds; empty
+// when the inputs would be large.
+bool zero_wai_inputs(const wai::Model& model, std::vector<wai::IntTensor>& inputs,
+                     std::vector<int64_t>& scalars) {
+  int64_t elements = 0;
+  for (const wai::Input& input : model.inputs) {
+    if (input.kind != wai::InputKind::Data) continue;
+    const int64_t channels = model.tensors[input.tensor].channels;
+    const int64_t h = std::max<int64_t>(input.max_h, 1), w = std::max<int64_t>(input.max_w, 1);
+    if (channels > kMaxRunElements || h * w > kMaxRunElements) return false;
+    elements += channels * h * w;
+    if (elements > kMaxRunElements) return false;
+    inputs.push_back({{channels, h, w}, std::vector<int64_t>(channels * h * w)});
+  }
+  for (const wai::Scalar& scalar : model.scalars) scalars.push_back(scalar.lo);
+  return true;
+}
+
 }  // namespace
 
 int wire(const uint8_t* data, size_t size) {
@@ -76,6 +98,28 @@ int tensor(const uint8_t* data, size_t size) {
   return 0;
 }
 
+int onemodel_file(const uint8_t* data, size_t size) {
+  try {
+    format::read_model(as_bytes(data, size), nullptr);
+  } catch (const ImportError&) {
+  }
+  return 0;
+}
+
+int whg1(const uint8_t* data, size_t size) {
+  try {
+    const wai::Graph graph = wai::Graph::load({data, size});
+    std::vector<wai::IntTensor> inputs;
+    std::vector<int64_t> scalars;
+    if (zero_wai_inputs(graph.model(), inputs, scalars)) {
+      wai::State state;
+      wai::IntSession(graph).run(inputs, scalars, state);
+    }
+  } catch (const wai::RefusalError&) {
+  }
+  return 0;
+}
+
 int session(const uint8_t* data, size_t size) {
   for (ExecutionMode mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
     try {
@@ -89,8 +133,9 @@ int session(const uint8_t* data, size_t size) {
 }
 
 std::span<const Target> targets() {
-  static constexpr Target kTargets[] = {
-      {"wire", wire}, {"onnx_model", onnx_model}, {"tensor", tensor}, {"session", session}};
+  static constexpr Target kTargets[] = {{"wire", wire},     {"onnx_model", onnx_model},
+                                        {"tensor", tensor}, {"onemodel_file", onemodel_file},
+                                        {"whg1", whg1},     {"session", session}};
   return kTargets;
 }
 

@@ -7,9 +7,11 @@
 // re-checks every length it copies because a mismatch here would write out of bounds.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -17,57 +19,14 @@
 #include <vector>
 
 #include "golden/golden_kernels.h"
+#include "guarded.h"
 #include "onemodel/onemodel.h"
 
 namespace {
 
 using emscripten::val;
 using onemodel::SessionError;
-
-val make_error(const char* category, std::string_view kind, const char* message) {
-  val error = val::object();
-  error.set("category", category);
-  error.set("kind", std::string(kind));
-  error.set("message", message);
-  return error;
-}
-
-val string_array(const std::vector<std::string>& items) {
-  val array = val::array();
-  for (size_t i = 0; i < items.size(); ++i) array.set(i, items[i]);
-  return array;
-}
-
-// Runs `body` and wraps its result or the exception it threw.
-template <class F>
-val guarded(F&& body) {
-  val result = val::object();
-  try {
-    result.set("value", body());
-    return result;
-  } catch (const onemodel::ImportError& e) {
-    val error = make_error("ImportError", e.kind_name(), e.what());
-    error.set("detail", e.detail());
-    if (!e.input_name().empty()) error.set("inputName", e.input_name());
-    if (e.offset() >= 0) error.set("offset", static_cast<double>(e.offset()));
-    if (!e.field_path().empty()) error.set("fieldPath", e.field_path());
-    result.set("error", error);
-  } catch (const SessionError& e) {
-    val error = make_error("SessionError", e.kind_name(), e.what());
-    if (!e.node().empty()) error.set("node", e.node());
-    error.set("operators", string_array(e.operators()));
-    result.set("error", error);
-  } catch (const onemodel::Error& e) {
-    result.set("error", make_error("Error", e.kind_name(), e.what()));
-  } catch (const std::bad_alloc&) {
-    result.set("error", make_error("InternalError", "OutOfMemory", "out of memory"));
-  } catch (const std::exception& e) {
-    result.set("error", make_error("InternalError", "Internal", e.what()));
-  } catch (...) {
-    result.set("error", make_error("InternalError", "Internal", "unknown C++ exception"));
-  }
-  return result;
-}
+using onemodel::web::guarded;
 
 size_t byte_length(const val& bytes) {
   return bytes["byteLength"].as<size_t>();
@@ -140,9 +99,11 @@ onemodel::SessionOptions options_from(const val& js) {
   return options;
 }
 
-std::vector<std::byte> bytes_from(const val& bytes) {
-  std::vector<std::byte> buffer(byte_length(bytes));
-  copy_in(bytes, buffer.data(), buffer.size(), "model bytes");
+// Model bytes cross into wasm memory exactly once (issue 7): copied here, then shared with the session, whose
+// model views them, or read in place by the converter.
+std::shared_ptr<const std::vector<std::byte>> bytes_from(const val& bytes) {
+  auto buffer = std::make_shared<std::vector<std::byte>>(byte_length(bytes));
+  copy_in(bytes, buffer->data(), buffer->size(), "model bytes");
   return buffer;
 }
 
@@ -243,26 +204,29 @@ class Handle {
 };
 
 val load_session(val bytes, val options) {
-  return guarded([&] {
-    const std::vector<std::byte> buffer = bytes_from(bytes);
-    return val(Handle(onemodel::Session::load(std::span<const std::byte>(buffer), options_from(options))));
-  });
+  return guarded(
+      [&] { return val(Handle(onemodel::Session::load(bytes_from(bytes), options_from(options)))); });
 }
 
 val load_model(val bytes, val options) {
-  return guarded([&] {
-    const std::vector<std::byte> buffer = bytes_from(bytes);
-    return val(Handle(onemodel::Model::load(std::span<const std::byte>(buffer), options_from(options))));
-  });
+  return guarded(
+      [&] { return val(Handle(onemodel::Model::load(bytes_from(bytes), options_from(options)))); });
 }
 
 // The .onemodel bytes of a model (docs/format.md), identical to what the native writer produces.
 val convert_to_onemodel(val bytes) {
   return guarded([&] {
-    const std::vector<std::byte> buffer = bytes_from(bytes);
-    const std::vector<std::byte> out = onemodel::ModelFormat::convert(std::span<const std::byte>(buffer));
+    const auto buffer = bytes_from(bytes);
+    const std::vector<std::byte> out = onemodel::ModelFormat::convert(std::span<const std::byte>(*buffer));
     return copy_out(reinterpret_cast<const uint8_t*>(out.data()), out.size());
   });
+}
+
+// The wasm heap's high-water mark in bytes (dlmalloc's peak footprint: memory taken from the system, never
+// given back), so tests and benchmarks can see how much a load needed, such as the copy-once check of model
+// bytes.
+double heap_peak_bytes() {
+  return static_cast<double>(static_cast<unsigned>(mallinfo().usmblks));
 }
 
 // The kernel lines of the cross-target golden hashes (tools/golden), so a browser can check its own exact
@@ -289,4 +253,5 @@ EMSCRIPTEN_BINDINGS(onemodel) {
   emscripten::function("loadModel", &load_model);
   emscripten::function("goldenKernelLines", &golden_kernel_lines);
   emscripten::function("convertToOneModel", &convert_to_onemodel);
+  emscripten::function("heapPeakBytes", &heap_peak_bytes);
 }

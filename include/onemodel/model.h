@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -14,6 +15,8 @@ class Model {
  public:
   static Model load(const std::filesystem::path& path, const SessionOptions& options = {});
   static Model load(std::span<const std::byte> bytes, const SessionOptions& options = {});
+  // Shares the caller's bytes without a copy (Session::load of the same signature).
+  static Model load(std::shared_ptr<const std::vector<std::byte>> bytes, const SessionOptions& options = {});
 
   // One input, one output. Without a shape the input's declared dims are used, the one unknown extent (if any)
   // being inferred from the value count.

@@ -65,6 +65,11 @@ class Session {
  public:
   static Session load(const std::filesystem::path& path, const SessionOptions& options = {});
   static Session load(std::span<const std::byte> bytes, const SessionOptions& options = {});
+  // Shares the caller's bytes instead of copying them: the session keeps `bytes` alive and its model's
+  // tensors (every tensor of a .onemodel file, raw_data of an ONNX file) view them. Several sessions may
+  // share one buffer.
+  static Session load(std::shared_ptr<const std::vector<std::byte>> bytes,
+                      const SessionOptions& options = {});
 
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;

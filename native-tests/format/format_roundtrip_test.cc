@@ -9,6 +9,7 @@
 
 #include "format/format.h"
 #include "format/format_test_util.h"
+#include "onnx/onnx_builder.h"
 #include "onnx/onnx_reader.h"
 #include "onnx/testdata_support.h"
 
@@ -127,6 +128,33 @@ TEST(FormatRoundTrip, BackendNodeModelsRunBitIdentically) {
   // The Debian test data holds 932 node cases; most of them load and run.
   EXPECT_GE(loaded, 600);
   EXPECT_GE(ran, loaded);
+}
+
+// An opaque type keeps its domain and name through import, conversion and reading back.
+TEST(FormatRoundTrip, OpaqueTypesKeepDomainAndName) {
+  using namespace onnxb;
+  const Proto opaque_type = Proto().msg(7, Proto().bytes(1, "com.example").bytes(2, "Blob"));
+  const Proto graph = Proto()
+                          .bytes(2, "g")
+                          .msg(11, value("x"))
+                          .msg(11, Proto().bytes(1, "blob").msg(2, opaque_type))
+                          .msg(1, node("Relu", {"x"}, {"y"}))
+                          .msg(12, value("y"));
+  const std::vector<std::byte> onnx = model(graph).data();
+  auto opaque_of = [](const ir::Model& m) -> const ir::Type& {
+    for (const ir::Value& v : m.graph->values) {
+      if (v.name == "blob") return v.type;
+    }
+    throw std::runtime_error("no value 'blob'");
+  };
+  const ir::Model imported = onnx::import_model(onnx, nullptr);
+  EXPECT_EQ(opaque_of(imported).kind, ir::Type::Kind::Opaque);
+  EXPECT_EQ(opaque_of(imported).opaque_domain, "com.example");
+  EXPECT_EQ(opaque_of(imported).opaque_name, "Blob");
+  const ir::Model back = format::read_model(convert_checked(onnx, "opaque"), nullptr);
+  EXPECT_EQ(opaque_of(back).kind, ir::Type::Kind::Opaque);
+  EXPECT_EQ(opaque_of(back).opaque_domain, "com.example");
+  EXPECT_EQ(opaque_of(back).opaque_name, "Blob");
 }
 
 }  // namespace

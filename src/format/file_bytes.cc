@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "onemodel/error.h"
 
@@ -46,8 +47,11 @@ FileBytes load_file(const std::filesystem::path& path, const std::string& input_
 #ifdef ONEMODEL_CAN_MAP
   if (size >= kMapThreshold) return map_file(fileno(file.get()), size, input_name);
 #endif
-  // Not value-initialised: the read overwrites every byte.
-  std::shared_ptr<std::byte> buffer(new std::byte[size == 0 ? 1 : size], std::default_delete<std::byte[]>());
+  // Not value-initialised: the read overwrites every byte. Aligned to 64 like a mapping, so a session can use
+  // the 64-byte aligned tensors of a .onemodel file in place.
+  constexpr std::align_val_t kAlign{64};
+  std::shared_ptr<std::byte> buffer(static_cast<std::byte*>(::operator new(size == 0 ? 1 : size, kAlign)),
+                                    [](std::byte* p) { ::operator delete(p, kAlign); });
   if (size > 0 && std::fread(buffer.get(), 1, size, file.get()) != size) {
     throw io_error(input_name, std::string("read failed: ") +
                                    (std::ferror(file.get()) ? std::strerror(errno) : "file shrank"));

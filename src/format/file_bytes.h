@@ -1,5 +1,6 @@
 // A whole file as bytes: memory-mapped when it is at least kMapThreshold bytes and the platform maps files,
-// read into memory otherwise (format.md §5, onnx-import.md §5-6). The bytes live as long as `owner`.
+// read into a 64-byte aligned buffer otherwise (format.md §5, onnx-import.md §5-6). The bytes live as long as
+// `owner`.
 #pragma once
 
 #include <cstddef>

@@ -108,7 +108,7 @@ class Parser {
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after a JSON object key");
       ++pos_;
-      v.members.emplace_back(std::move(key), parse_value(depth + 1));
+      v.members.push_back({std::move(key), parse_value(depth + 1)});
       skip_space();
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;
@@ -122,7 +122,7 @@ class Parser {
     // Duplicate keys make the meaning depend on the reader; refuse them. Sorting views keeps this n log n.
     std::vector<std::string_view> keys;
     keys.reserve(v.members.size());
-    for (const auto& m : v.members) keys.push_back(m.first);
+    for (const auto& m : v.members) keys.push_back(m.key);
     std::sort(keys.begin(), keys.end());
     const auto dup = std::adjacent_find(keys.begin(), keys.end());
     if (dup != keys.end()) {
@@ -280,7 +280,7 @@ class Parser {
 
 const Json* Json::find(std::string_view key) const {
   for (const auto& m : members) {
-    if (m.first == key) return &m.second;
+    if (m.key == key) return &m.value;
   }
   return nullptr;
 }

@@ -13,6 +13,8 @@
 
 namespace onemodel::format {
 
+struct JsonMember;
+
 struct Json {
   enum class Kind : uint8_t { Null, Bool, Integer, Number, String, Array, Object };
   Kind kind = Kind::Null;
@@ -20,10 +22,16 @@ struct Json {
   int64_t integer = 0;  // Kind::Integer
   std::string text;     // Kind::String (decoded)
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;  // in file order, keys unique
-  int64_t offset = 0;                                 // file offset of the value's first byte
+  // A struct rather than std::pair: pair<string, Json> needs Json complete (clang 14 with libstdc++ 12).
+  std::vector<JsonMember> members;  // in file order, keys unique
+  int64_t offset = 0;               // file offset of the value's first byte
 
   const Json* find(std::string_view key) const;
+};
+
+struct JsonMember {
+  std::string key;
+  Json value;
 };
 
 inline constexpr int kMaxJsonDepth = 1024;

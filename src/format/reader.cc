@@ -19,11 +19,36 @@ constexpr int32_t kStringType = 8;
 constexpr int64_t kMaxElements = int64_t{1} << 60;
 constexpr int64_t kMaxTensorBytes = (int64_t{1} << 31) - 1;
 
-std::string at(const std::string& path, std::string_view field) {
-  return path + "." + std::string(field);
+// A manifest path such as manifest.graph.nodes[3].inputs[1], spelled out only when an error names it
+// (building every field's path as a string took a tenth of a model's load). A Path points at its parent, so
+// it lives no longer than the call that made it: pass them down, keep a string (str()) when the path must be
+// stored.
+class Path {
+ public:
+  explicit Path(const char* root) : root_(root) {}
+  Path(const Path& parent, std::string_view field) : parent_(&parent), field_(field) {}
+  Path(const Path& parent, size_t index) : parent_(&parent), index_(index), is_index_(true) {}
+
+  std::string str() const {
+    if (!parent_) return root_;
+    std::string s = parent_->str();
+    if (is_index_) return s + "[" + std::to_string(index_) + "]";
+    return s + "." + std::string(field_);
+  }
+
+ private:
+  const Path* parent_ = nullptr;
+  const char* root_ = "";
+  std::string_view field_;
+  size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+Path at(const Path& path, std::string_view field) {
+  return Path(path, field);
 }
-std::string at(const std::string& path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
+Path at(const Path& path, size_t index) {
+  return Path(path, index);
 }
 
 struct Header {
@@ -53,6 +78,9 @@ class Reader {
   [[noreturn]] void fail(Kind kind, const std::string& message, int64_t offset,
                          const std::string& path) const {
     throw ImportError(kind, message, name_, offset, path);
+  }
+  [[noreturn]] void fail(Kind kind, const std::string& message, int64_t offset, const Path& path) const {
+    fail(kind, message, offset, path.str());
   }
 
   // --- header (format.md §1.1) ---
@@ -115,17 +143,17 @@ class Reader {
   }
 
   // --- typed access to manifest fields ---
-  [[noreturn]] void wrong(const Json& v, const std::string& path, const char* what) const {
+  [[noreturn]] void wrong(const Json& v, const Path& path, const char* what) const {
     fail(Kind::Malformed, std::string("expected ") + what, v.offset, path);
   }
 
-  const Json& object(const Json& v, const std::string& path) const {
+  const Json& object(const Json& v, const Path& path) const {
     if (v.kind != JK::Object) wrong(v, path, "a JSON object");
     return v;
   }
 
   // A required member: missing is Malformed, reported at the enclosing object.
-  const Json& member(const Json& obj, const std::string& path, std::string_view key) const {
+  const Json& member(const Json& obj, const Path& path, std::string_view key) const {
     const Json* v = obj.find(key);
     if (!v)
       fail(Kind::Malformed, "required field '" + std::string(key) + "' is missing", obj.offset,
@@ -133,52 +161,50 @@ class Reader {
     return *v;
   }
 
-  const std::vector<Json>& array(const Json& v, const std::string& path) const {
+  const std::vector<Json>& array(const Json& v, const Path& path) const {
     if (v.kind != JK::Array) wrong(v, path, "a JSON array");
     return v.items;
   }
   // An optional array member (absent = empty).
-  const std::vector<Json>& array_field(const Json& obj, const std::string& path, std::string_view key) const {
+  const std::vector<Json>& array_field(const Json& obj, const Path& path, std::string_view key) const {
     static const std::vector<Json> kEmpty;
     const Json* v = obj.find(key);
     return v ? array(*v, at(path, key)) : kEmpty;
   }
 
-  int64_t integer(const Json& v, const std::string& path) const {
+  int64_t integer(const Json& v, const Path& path) const {
     if (v.kind != JK::Integer) wrong(v, path, "an integer that fits in 64 bits");
     return v.integer;
   }
-  int64_t int_field(const Json& obj, const std::string& path, std::string_view key, bool required) const {
+  int64_t int_field(const Json& obj, const Path& path, std::string_view key, bool required) const {
     if (required) return integer(member(obj, path, key), at(path, key));
     const Json* v = obj.find(key);
     return v ? integer(*v, at(path, key)) : 0;
   }
 
-  const std::string& string(const Json& v, const std::string& path) const {
+  const std::string& string(const Json& v, const Path& path) const {
     if (v.kind != JK::String) wrong(v, path, "a string");
     return v.text;
   }
-  std::string string_field(const Json& obj, const std::string& path, std::string_view key,
-                           bool required) const {
+  std::string string_field(const Json& obj, const Path& path, std::string_view key, bool required) const {
     if (required) return string(member(obj, path, key), at(path, key));
     const Json* v = obj.find(key);
     return v ? string(*v, at(path, key)) : std::string();
   }
-  std::vector<std::string> strings_field(const Json& obj, const std::string& path,
-                                         std::string_view key) const {
+  std::vector<std::string> strings_field(const Json& obj, const Path& path, std::string_view key) const {
     std::vector<std::string> out;
     const auto& items = array_field(obj, path, key);
     for (size_t k = 0; k < items.size(); ++k) out.push_back(string(items[k], at(at(path, key), k)));
     return out;
   }
 
-  std::string bytes_value(const Json& v, const std::string& path) const {
+  std::string bytes_value(const Json& v, const Path& path) const {
     auto decoded = base64_decode(string(v, path));
     if (!decoded) wrong(v, path, "padded standard base64");
     return std::move(*decoded);
   }
 
-  float float_value(const Json& v, const std::string& path) const {
+  float float_value(const Json& v, const Path& path) const {
     const int64_t bits = integer(v, path);
     if (bits < 0 || bits > 0xFFFFFFFF) wrong(v, path, "the 32-bit pattern of a float");
     return onnx::float_from_bits(static_cast<uint64_t>(bits));
@@ -186,7 +212,7 @@ class Reader {
 
   // Graphs and types share one nesting budget (format.md §3.1).
   struct Level {
-    Level(const Reader& r, const Json& v, const std::string& path) : r_(r) {
+    Level(const Reader& r, const Json& v, const Path& path) : r_(r) {
       if (++r_.depth_ > kMaxGraphTypeNesting) {
         r_.fail(Kind::Unsupported, "graphs and types nested more than 64 deep", v.offset, path);
       }
@@ -196,7 +222,7 @@ class Reader {
   };
 
   // --- schema (format.md §2) ---
-  ir::Type type(const Json& v, const std::string& path) const {
+  ir::Type type(const Json& v, const Path& path) const {
     Level level(*this, v, path);
     object(v, path);
     using K = ir::Type::Kind;
@@ -234,8 +260,8 @@ class Reader {
       inner();
     } else if (kind == "opaque") {
       t.kind = K::Opaque;
-      string_field(v, path, "domain", false);
-      string_field(v, path, "name", false);
+      t.opaque_domain = string_field(v, path, "domain", false);
+      t.opaque_name = string_field(v, path, "name", false);
     } else {
       fail(Kind::Unsupported, "unknown type kind '" + kind + "'", member(v, path, "kind").offset,
            at(path, "kind"));
@@ -243,13 +269,14 @@ class Reader {
     return t;
   }
 
-  std::vector<int64_t> dims(const Json& obj, const std::string& path) const {
+  std::vector<int64_t> dims(const Json& obj, const Path& path) const {
     const Json& d = member(obj, path, "dims");
-    const auto& items = array(d, at(path, "dims"));
+    const Path dims_path = at(path, "dims");
+    const auto& items = array(d, dims_path);
     std::vector<int64_t> out;
     out.reserve(items.size());
     for (size_t k = 0; k < items.size(); ++k) {
-      const std::string p = at(at(path, "dims"), k);
+      const Path p = at(dims_path, k);
       const int64_t x = integer(items[k], p);
       if (x < 0) fail(Kind::InvalidModel, "negative dimension " + std::to_string(x), items[k].offset, p);
       out.push_back(x);
@@ -257,7 +284,7 @@ class Reader {
     return out;
   }
 
-  ir::TensorData tensor(const Json& v, const std::string& path) const {
+  ir::TensorData tensor(const Json& v, const Path& path) const {
     object(v, path);
     ir::TensorData t;
     t.name = string_field(v, path, "name", false);
@@ -299,7 +326,7 @@ class Reader {
       fail(Kind::Unsupported, "tensor needs more than 2^31-1 bytes", v.offset, at(path, "dims"));
     }
     const int64_t expected = (count * bits + 7) / 8;
-    const std::string dpath = at(path, "data");
+    const Path dpath = at(path, "data");
     const Json& data = object(member(v, path, "data"), dpath);
     const Json& off = member(data, dpath, "offset");
     const Json& len = member(data, dpath, "length");
@@ -325,7 +352,7 @@ class Reader {
     return t;
   }
 
-  ir::SparseTensorData sparse(const Json& v, const std::string& path) const {
+  ir::SparseTensorData sparse(const Json& v, const Path& path) const {
     object(v, path);
     ir::SparseTensorData s;
     s.values = tensor(member(v, path, "values"), at(path, "values"));
@@ -335,7 +362,7 @@ class Reader {
   }
 
   template <class T, class Fn>
-  std::vector<T> each(const Json& v, const std::string& path, Fn&& fn) const {
+  std::vector<T> each(const Json& v, const Path& path, Fn&& fn) const {
     const auto& items = array(v, path);
     std::vector<T> out;
     out.reserve(items.size());
@@ -343,7 +370,7 @@ class Reader {
     return out;
   }
 
-  onnx::ParsedAttribute attribute(const Json& v, const std::string& path) const {
+  onnx::ParsedAttribute attribute(const Json& v, const Path& path) const {
     using T = ir::AttrType;
     object(v, path);
     onnx::ParsedAttribute pa;
@@ -360,7 +387,7 @@ class Reader {
     if (!a.ref_attr_name.empty()) return pa;
     if (a.type == T::Undefined)
       fail(Kind::InvalidModel, "attribute type 0", type_json.offset, at(path, "type"));
-    const std::string vp = at(path, "value");
+    const Path vp = at(path, "value");
     const Json& value = member(v, path, "value");
     switch (a.type) {
       case T::Float:
@@ -379,19 +406,18 @@ class Reader {
         pa.g = std::make_unique<onnx::ParsedGraph>(graph(value, vp));
         break;
       case T::Floats:
-        a.floats =
-            each<float>(value, vp, [&](const Json& x, const std::string& p) { return float_value(x, p); });
+        a.floats = each<float>(value, vp, [&](const Json& x, const Path& p) { return float_value(x, p); });
         break;
       case T::Ints:
-        a.ints = each<int64_t>(value, vp, [&](const Json& x, const std::string& p) { return integer(x, p); });
+        a.ints = each<int64_t>(value, vp, [&](const Json& x, const Path& p) { return integer(x, p); });
         break;
       case T::Strings:
-        a.strings = each<std::string>(value, vp,
-                                      [&](const Json& x, const std::string& p) { return bytes_value(x, p); });
+        a.strings =
+            each<std::string>(value, vp, [&](const Json& x, const Path& p) { return bytes_value(x, p); });
         break;
       case T::Tensors:
-        a.tensors = each<ir::TensorData>(value, vp,
-                                         [&](const Json& x, const std::string& p) { return tensor(x, p); });
+        a.tensors =
+            each<ir::TensorData>(value, vp, [&](const Json& x, const Path& p) { return tensor(x, p); });
         break;
       case T::Graphs: {
         const auto& items = array(value, vp);
@@ -404,15 +430,14 @@ class Reader {
         a.sparse_tensor = sparse(value, vp);
         break;
       case T::SparseTensors:
-        a.sparse_tensors = each<ir::SparseTensorData>(
-            value, vp, [&](const Json& x, const std::string& p) { return sparse(x, p); });
+        a.sparse_tensors =
+            each<ir::SparseTensorData>(value, vp, [&](const Json& x, const Path& p) { return sparse(x, p); });
         break;
       case T::TypeProto:
         a.tp = type(value, vp);
         break;
       case T::TypeProtos:
-        a.type_protos =
-            each<ir::Type>(value, vp, [&](const Json& x, const std::string& p) { return type(x, p); });
+        a.type_protos = each<ir::Type>(value, vp, [&](const Json& x, const Path& p) { return type(x, p); });
         break;
       case T::Undefined:
         break;
@@ -420,7 +445,7 @@ class Reader {
     return pa;
   }
 
-  onnx::ParsedNode node(const Json& v, const std::string& path, int32_t index) const {
+  onnx::ParsedNode node(const Json& v, const Path& path, int32_t index) const {
     object(v, path);
     onnx::ParsedNode pn;
     pn.offset = v.offset;
@@ -431,7 +456,7 @@ class Reader {
     if (n.domain == "ai.onnx") n.domain.clear();
     n.overload = string_field(v, path, "overload", false);
     n.file_index = index;
-    n.field_path = path;
+    n.field_path = path.str();
     pn.inputs = strings_field(v, path, "inputs");
     pn.outputs = strings_field(v, path, "outputs");
     const auto& attrs = array_field(v, path, "attributes");
@@ -440,12 +465,13 @@ class Reader {
     return pn;
   }
 
-  std::vector<onnx::ParsedValueInfo> typed_names(const Json& g, const std::string& path,
+  std::vector<onnx::ParsedValueInfo> typed_names(const Json& g, const Path& path,
                                                  std::string_view key) const {
     std::vector<onnx::ParsedValueInfo> out;
     const auto& items = array_field(g, path, key);
+    const Path list = at(path, key);
     for (size_t k = 0; k < items.size(); ++k) {
-      const std::string p = at(at(path, key), k);
+      const Path p = at(list, k);
       object(items[k], p);
       onnx::ParsedValueInfo info;
       info.name = string_field(items[k], p, "name", true);
@@ -456,13 +482,13 @@ class Reader {
     return out;
   }
 
-  onnx::ParsedGraph graph(const Json& v, const std::string& path) const {
+  onnx::ParsedGraph graph(const Json& v, const Path& path) const {
     Level level(*this, v, path);
     object(v, path);
     onnx::ParsedGraph g;
     g.name = string_field(v, path, "name", false);
     string_field(v, path, "doc", false);
-    g.field_path = path;
+    g.field_path = path.str();
     g.inputs = typed_names(v, path, "inputs");
     g.outputs = typed_names(v, path, "outputs");
     g.value_info = typed_names(v, path, "value_info");
@@ -482,11 +508,12 @@ class Reader {
     return g;
   }
 
-  std::map<std::string, int64_t> opsets(const Json& obj, const std::string& path) const {
+  std::map<std::string, int64_t> opsets(const Json& obj, const Path& path) const {
     std::map<std::string, int64_t> out;
     const auto& items = array_field(obj, path, "opsets");
+    const Path list = at(path, "opsets");
     for (size_t k = 0; k < items.size(); ++k) {
-      const std::string p = at(at(path, "opsets"), k);
+      const Path p = at(list, k);
       object(items[k], p);
       std::string domain = string_field(items[k], p, "domain", false);
       if (domain == "ai.onnx") domain.clear();
@@ -495,7 +522,7 @@ class Reader {
     return out;
   }
 
-  ir::Function function(const Json& v, const std::string& path) const {
+  ir::Function function(const Json& v, const Path& path) const {
     object(v, path);
     ir::Function fn;
     fn.name = string_field(v, path, "name", false);
@@ -524,21 +551,22 @@ class Reader {
   }
 
   ir::Model read_model(const Json& root) const {
-    const std::string path = "manifest";
+    const Path path("manifest");
     ir::Model m;
     const Json& format = member(root, path, "format");
-    if (string(format, "manifest.format") != "onemodel") {
-      fail(Kind::Malformed, "format is not \"onemodel\"", format.offset, "manifest.format");
+    if (string(format, at(path, "format")) != "onemodel") {
+      fail(Kind::Malformed, "format is not \"onemodel\"", format.offset, at(path, "format"));
     }
     const Json& version = member(root, path, "version");
-    if (integer(version, "manifest.version") != kVersion) {
-      fail(Kind::Malformed, "manifest version differs from the header's", version.offset, "manifest.version");
+    if (integer(version, at(path, "version")) != kVersion) {
+      fail(Kind::Malformed, "manifest version differs from the header's", version.offset,
+           at(path, "version"));
     }
     const Json& ir_version = member(root, path, "ir_version");
-    m.ir_version = integer(ir_version, "manifest.ir_version");
+    m.ir_version = integer(ir_version, at(path, "ir_version"));
     if (m.ir_version < 3) {
       fail(Kind::InvalidModel, "ir_version " + std::to_string(m.ir_version) + " is older than 3",
-           ir_version.offset, "manifest.ir_version");
+           ir_version.offset, at(path, "ir_version"));
     }
     m.producer_name = string_field(root, path, "producer_name", false);
     m.producer_version = string_field(root, path, "producer_version", false);
@@ -547,12 +575,13 @@ class Reader {
     m.model_version = int_field(root, path, "model_version", false);
     m.opsets = opsets(root, path);
     const auto& metadata = array_field(root, path, "metadata");
+    const Path list = at(path, "metadata");
     for (size_t k = 0; k < metadata.size(); ++k) {
-      const std::string p = at(at(path, "metadata"), k);
+      const Path p = at(list, k);
       object(metadata[k], p);
       m.metadata[string_field(metadata[k], p, "key", true)] = string_field(metadata[k], p, "value", true);
     }
-    onnx::ParsedGraph g = graph(member(root, path, "graph"), "manifest.graph");
+    onnx::ParsedGraph g = graph(member(root, path, "graph"), at(path, "graph"));
     const auto& functions = array_field(root, path, "functions");
     for (size_t k = 0; k < functions.size(); ++k)
       m.functions.push_back(function(functions[k], at(at(path, "functions"), k)));

@@ -139,8 +139,8 @@ class Writer {
         break;
       case K::Opaque:
         field("kind", "opaque");
-        field("domain", "");
-        field("name", "");
+        field("domain", t.opaque_domain);
+        field("name", t.opaque_name);
         break;
       case K::None:
         break;  // never called: callers omit absent types

@@ -89,14 +89,26 @@ void check_stored(const ir::Value& v) {
   }
 }
 
-ConstTensor copy_initializer(const ir::TensorData& t) {
-  Shape shape = Shape::of(t.dims);
-  ConstTensor c = ConstTensor::allocate(static_cast<DType>(t.elem_type), shape);
-  if (c.ref.bytes() != t.bytes.size()) {
+// The initializer as the session keeps it. Bytes that already have the layout of ConstTensor::allocate
+// (64-byte aligned, a whole number of 64-byte blocks, so no padding is missing) are used in place, keeping
+// the model alive: the weights of a memory-mapped .onemodel file are not copied (docs/format.md). Constants
+// are never written.
+ConstTensor initializer_constant(const ir::TensorData& t, const std::shared_ptr<const ir::Model>& model) {
+  const Shape shape = Shape::of(t.dims);
+  const TensorRef expected{static_cast<DType>(t.elem_type), shape, nullptr};
+  if (expected.bytes() != t.bytes.size()) {
     throw SessionError(SessionError::Kind::InvalidModel,
                        "initializer '" + t.name + "' holds " + std::to_string(t.bytes.size()) +
-                           " bytes, expected " + std::to_string(c.ref.bytes()));
+                           " bytes, expected " + std::to_string(expected.bytes()));
   }
+  auto* data = const_cast<std::byte*>(t.bytes.data());
+  if (!t.bytes.empty() && t.bytes.size() % 64 == 0 && reinterpret_cast<uintptr_t>(data) % 64 == 0) {
+    ConstTensor c;
+    c.ref = TensorRef{expected.dtype, shape, data};
+    c.storage = std::shared_ptr<std::byte>(model, data);
+    return c;
+  }
+  ConstTensor c = ConstTensor::allocate(expected.dtype, shape);
   if (!t.bytes.empty()) std::memcpy(c.ref.data, t.bytes.data(), t.bytes.size());
   return c;
 }
@@ -178,7 +190,7 @@ void CompiledGraph::compile(const ir::Graph& g, const SessionOptions& options, b
     if (iv.initializer >= 0) {
       const ir::TensorData& t = g.initializers[static_cast<size_t>(iv.initializer)];
       if (is_stored_dtype(t.elem_type))
-        cv.constant = copy_initializer(t);
+        cv.constant = initializer_constant(t, model_);
       else
         cv.unstored_type = t.elem_type;
       if (cv.elem_type == 0) cv.elem_type = t.elem_type;

@@ -15,6 +15,10 @@ Model Model::load(std::span<const std::byte> bytes, const SessionOptions& option
   return Model(Session::load(bytes, options));
 }
 
+Model Model::load(std::shared_ptr<const std::vector<std::byte>> bytes, const SessionOptions& options) {
+  return Model(Session::load(std::move(bytes), options));
+}
+
 Tensor Model::make_input(DType dtype, const void* data, size_t count, std::span<const int64_t> shape) const {
   const auto& inputs = session_.inputs();
   if (inputs.size() != 1 || session_.outputs().size() != 1) {

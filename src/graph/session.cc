@@ -192,10 +192,13 @@ Session Session::load(const std::filesystem::path& path, const SessionOptions& o
 
 Session Session::load(std::span<const std::byte> bytes, const SessionOptions& options) {
   // Kernels may keep views of attribute tensors, so the model owns a copy of the bytes.
-  std::shared_ptr<std::byte[]> copy(new std::byte[bytes.size() + 1]);
-  if (!bytes.empty()) std::memcpy(copy.get(), bytes.data(), bytes.size());
-  std::span<const std::byte> view(copy.get(), bytes.size());
-  auto model = std::make_shared<const ir::Model>(onnx::import_model(view, copy));
+  return load(std::make_shared<const std::vector<std::byte>>(bytes.begin(), bytes.end()), options);
+}
+
+Session Session::load(std::shared_ptr<const std::vector<std::byte>> bytes, const SessionOptions& options) {
+  if (!bytes) throw SessionError(Kind::InvalidInput, "no model bytes (null buffer)");
+  const std::span<const std::byte> view(*bytes);
+  auto model = std::make_shared<const ir::Model>(onnx::import_model(view, std::move(bytes)));
   return Session(std::make_shared<SessionImpl>(std::move(model), options));
 }
 

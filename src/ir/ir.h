@@ -42,6 +42,7 @@ struct Type {
   std::vector<Dim> dims;
   std::shared_ptr<Type> inner;  // sequence / optional element type, map value type
   int32_t map_key_type = 0;
+  std::string opaque_domain, opaque_name;  // opaque types only
 };
 
 enum class AttrType {

@@ -158,10 +158,18 @@ ir::Type read_type(ReadContext& rc, std::span<const std::byte> bytes) {
         t = read_container_type(rc, f.bytes, K::Map, 2, "value_type");
         break;
       }
-      case 7:
+      case 7: {
+        Nested scope(rc.wire, "opaque_type", -1, f.offset);
         t = ir::Type{};
         t.kind = K::Opaque;
+        MessageReader opaque(rc.wire, f.bytes);
+        Field g;
+        while (opaque.next(g)) {
+          if (g.number == 1) t.opaque_domain = read_string(rc.wire, g, "domain");
+          if (g.number == 2) t.opaque_name = read_string(rc.wire, g, "name");
+        }
         break;
+      }
       default:
         break;
     }

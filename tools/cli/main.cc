@@ -13,6 +13,7 @@
 #include "cli/conformance.h"
 #include "cli/ctc.h"
 #include "cli/input_generator.h"
+#include "cli/load.h"
 #include "cli/wai.h"
 #include "core/npy.h"
 #include "core/sha256.h"
@@ -38,8 +39,10 @@ constexpr const char* kUsage =
     "  onemodel bench MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
     "                       [--optimization none|basic|all] [--weight-storage float32|binary16|bfloat16]\n"
     "                       [--seconds S]\n"
+    "  onemodel load MODEL [--mode fast|exact] [--threads N] [--warmup MODEL]\n"
     "  onemodel ctc CASES.json\n"
-    "  onemodel wai run VECTORS.jsonl | GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n"
+    "  onemodel wai run VECTORS.jsonl [--hash] | GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n"
+    "  onemodel wai certify GRAPH.whg1\n"
     "Without --input, each input gets the deterministic values of docs/cli.md (symbolic dimensions = 1).\n";
 
 struct UsageError : std::runtime_error {
@@ -278,6 +281,7 @@ int main(int argc, char** argv) {
     if (command == "conformance-report") return onemodel::cli::conformance_report_main(args);
     if (command == "golden-kernels") return golden_command(args);
     if (command == "bench") return bench_command(args);
+    if (command == "load") return onemodel::cli::load_main(args);
     if (command == "ctc") return onemodel::cli::ctc_main(args);
     if (command == "wai") return onemodel::cli::wai_main(args);
     throw UsageError("unknown command '" + command + "'");
