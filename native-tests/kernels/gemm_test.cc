@@ -27,14 +27,6 @@ uint32_t bits(float f) {
 // Written outside C's window, and after the scratch buffer, to catch stray writes.
 constexpr uint32_t kSentinel = 0xDEADBEEFu;
 
-std::vector<const KernelTable*> available_tables() {
-  std::vector<const KernelTable*> tables;
-  for (KernelPath path : {KernelPath::Scalar, KernelPath::V128, KernelPath::Avx2, KernelPath::Avx512}) {
-    if (const KernelTable* t = kernel_table(path)) tables.push_back(t);
-  }
-  return tables;
-}
-
 enum class Values { Ordinary, Special };
 
 // Operands with a chosen memory layout: row-major with padded rows, transposed, or a general stride pair,
@@ -256,7 +248,7 @@ std::vector<std::array<int64_t, 3>> sweep_shapes(std::mt19937& rng) {
 
 TEST(Gemm, EveryPathExactMatchesDefinitionForSizesUpTo70) {
   std::mt19937 rng(1234);
-  const auto tables = available_tables();
+  const auto tables = available_kernel_tables();
   ASSERT_FALSE(tables.empty());
   for (const auto& s : sweep_shapes(rng)) {
     const Values kind = rng() % 4 == 0 ? Values::Special : Values::Ordinary;
@@ -275,7 +267,7 @@ TEST(Gemm, EveryPathFastWithinHighamBoundForSizesUpTo70) {
     const Values kind = rng() % 4 == 0 ? Values::Special : Values::Ordinary;
     const Problem p = make_problem(rng, s[0], s[1], s[2], kind, rng() % 4, rng() % 4);
     const FastReference ref = fast_reference(p);
-    for (const KernelTable* t : available_tables()) {
+    for (const KernelTable* t : available_kernel_tables()) {
       expect_fast_within_bound(p, ref, run(*t, p, false, 1, Entry::Gemm), describe(*t, p, 1));
     }
     if (::testing::Test::HasFailure()) return;
@@ -285,7 +277,7 @@ TEST(Gemm, EveryPathFastWithinHighamBoundForSizesUpTo70) {
 TEST(Gemm, KZeroStoresPositiveZero) {
   std::mt19937 rng(5);
   const Problem p = make_problem(rng, 13, 37, 0, Values::Ordinary, 0, 0);
-  for (const KernelTable* t : available_tables()) {
+  for (const KernelTable* t : available_kernel_tables()) {
     for (bool exact : {true, false}) {
       for (Entry e : {Entry::Gemm, Entry::Packed}) {
         for (float v : run(*t, p, exact, 1, e)) EXPECT_EQ(bits(v), 0u) << t->name;
@@ -307,7 +299,7 @@ TEST(Gemm, SignedZerosAndNaNPayloadsFollowTheDefinition) {
   EXPECT_EQ(bits(want[0]), 0u);
   EXPECT_EQ(bits(want[1]), 0x7FC00000u);
   EXPECT_EQ(bits(want[2]), 0x7FC00000u);  // -0 * -inf
-  for (const KernelTable* t : available_tables()) {
+  for (const KernelTable* t : available_kernel_tables()) {
     expect_same_bits(want, run(*t, p, true, 1, Entry::Gemm), std::string(t->name));
     expect_same_bits(want, run(*t, p, true, 1, Entry::Packed), std::string(t->name));
   }
@@ -326,7 +318,7 @@ TEST(Gemm, LargeShapesAgreeAcrossPathsThreadsAndEntryPoints) {
     const std::vector<float> want = naive_exact(p);
     const FastReference ref = fast_reference(p);
     std::vector<float> fast_first;
-    for (const KernelTable* t : available_tables()) {
+    for (const KernelTable* t : available_kernel_tables()) {
       for (int threads : {1, 2}) {
         const std::string what = describe(*t, p, threads);
         expect_same_bits(want, run(*t, p, true, threads, Entry::Gemm), what + " exact");
@@ -350,7 +342,7 @@ TEST(Gemm, SpecialValuesInLargeShapes) {
   const Problem p = make_problem(rng, 130, 140, 600, Values::Special, 1, 0);
   const std::vector<float> want = naive_exact(p);
   const FastReference ref = fast_reference(p);
-  for (const KernelTable* t : available_tables()) {
+  for (const KernelTable* t : available_kernel_tables()) {
     for (int threads : {1, 2}) {
       expect_same_bits(want, run(*t, p, true, threads, Entry::Gemm), describe(*t, p, threads));
       expect_fast_within_bound(p, ref, run(*t, p, false, threads, Entry::Packed),

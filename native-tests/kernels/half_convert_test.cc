@@ -17,14 +17,6 @@
 namespace onemodel {
 namespace {
 
-std::vector<const KernelTable*> tables() {
-  std::vector<const KernelTable*> out;
-  for (KernelPath path : {KernelPath::Scalar, KernelPath::V128, KernelPath::Avx2, KernelPath::Avx512}) {
-    if (const KernelTable* t = kernel_table(path)) out.push_back(t);
-  }
-  return out;
-}
-
 std::vector<uint16_t> all_16bit_patterns() {
   std::vector<uint16_t> v(65536);
   for (uint32_t i = 0; i < 65536; ++i) v[i] = static_cast<uint16_t>(i);
@@ -104,7 +96,7 @@ void check_all(const std::vector<Src>& src, Kernel kernel, Scalar scalar, const 
 
 TEST(HalfConvert, EveryPathWidensEvery16BitPatternLikeTheScalarCode) {
   const std::vector<uint16_t> src = all_16bit_patterns();
-  for (const KernelTable* t : tables()) {
+  for (const KernelTable* t : available_kernel_tables()) {
     check_all<uint16_t, float>(src, t->f16_to_f32, half_to_float, "f16_to_f32", t->name.data());
     check_all<uint16_t, float>(src, t->bf16_to_f32, bfloat16_to_float, "bf16_to_f32", t->name.data());
   }
@@ -113,7 +105,7 @@ TEST(HalfConvert, EveryPathWidensEvery16BitPatternLikeTheScalarCode) {
 TEST(HalfConvert, EveryPathNarrowsLikeTheScalarCode) {
   const std::vector<float> src = narrowing_patterns();
   ASSERT_GT(src.size(), size_t{4000000});
-  for (const KernelTable* t : tables()) {
+  for (const KernelTable* t : available_kernel_tables()) {
     check_all<float, uint16_t>(src, t->f32_to_f16, float_to_half, "f32_to_f16", t->name.data());
     check_all<float, uint16_t>(src, t->f32_to_bf16, float_to_bfloat16, "f32_to_bf16", t->name.data());
   }
@@ -121,7 +113,7 @@ TEST(HalfConvert, EveryPathNarrowsLikeTheScalarCode) {
 
 TEST(HalfConvert, RoundTripOfEvery16BitPatternIsTheIdentityOrAQuietNaN) {
   const std::vector<uint16_t> src = all_16bit_patterns();
-  for (const KernelTable* t : tables()) {
+  for (const KernelTable* t : available_kernel_tables()) {
     std::vector<float> wide(src.size());
     std::vector<uint16_t> back(src.size());
     t->f16_to_f32(src.data(), wide.data(), src.size());

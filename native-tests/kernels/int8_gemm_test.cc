@@ -16,14 +16,6 @@
 namespace onemodel {
 namespace {
 
-std::vector<const KernelTable*> available_tables() {
-  std::vector<const KernelTable*> tables;
-  for (KernelPath path : {KernelPath::Scalar, KernelPath::V128, KernelPath::Avx2, KernelPath::Avx512}) {
-    if (const KernelTable* t = kernel_table(path)) tables.push_back(t);
-  }
-  return tables;
-}
-
 int64_t value(const std::vector<uint8_t>& bytes, bool is_signed, int64_t i) {
   return is_signed ? static_cast<int64_t>(static_cast<int8_t>(bytes[i])) : static_cast<int64_t>(bytes[i]);
 }
@@ -193,7 +185,7 @@ void check(const Problem& pr, const std::string& label) {
   for (int64_t i = 0; i < pr.m; ++i) {
     for (int64_t j = 0; j < pr.n; ++j) expected[static_cast<size_t>(i * pr.n + j)] = reference(pr, i, j);
   }
-  for (const KernelTable* t : available_tables()) {
+  for (const KernelTable* t : available_kernel_tables()) {
     for (int threads : {1, 2, 3}) {
       for (bool prepack : {false, true}) {
         const bool column_major = threads == 2;

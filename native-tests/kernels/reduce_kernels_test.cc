@@ -18,14 +18,6 @@
 namespace onemodel {
 namespace {
 
-std::vector<const KernelTable*> tables() {
-  std::vector<const KernelTable*> out;
-  for (KernelPath p : {KernelPath::Scalar, KernelPath::V128, KernelPath::Avx2, KernelPath::Avx512}) {
-    if (const KernelTable* t = kernel_table(p)) out.push_back(t);
-  }
-  return out;
-}
-
 std::vector<float> data(size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   std::uniform_int_distribution<int> scale(-12, 12), special(0, 39);
@@ -70,7 +62,7 @@ float fold(ReduceOp op, float acc, float t) {
 TEST(ReduceKernels, ColumnsFoldEachOutputInRowOrder) {
   std::mt19937 rng(7);
   const std::vector<float> x = data(20000, rng);
-  for (const KernelTable* table : tables()) {
+  for (const KernelTable* table : available_kernel_tables()) {
     for (ReduceOp op : {ReduceOp::Sum, ReduceOp::SumSquare, ReduceOp::Max, ReduceOp::Min}) {
       for (size_t width = 1; width <= 300; width += width < 70 ? 1 : 37) {
         const size_t rows = rng() % 40 + 1;
@@ -103,7 +95,7 @@ TEST(ReduceKernels, ColumnsFoldEachOutputInRowOrder) {
 TEST(ReduceKernels, RowSum16KeepsThePartialOfEveryTerm) {
   std::mt19937 rng(8);
   const std::vector<float> x = data(20000, rng);
-  for (const KernelTable* table : tables()) {
+  for (const KernelTable* table : available_kernel_tables()) {
     for (ReduceOp op : {ReduceOp::Sum, ReduceOp::SumSquare}) {
       for (size_t run = 0; run <= 70; ++run) {
         const size_t runs = rng() % 9 + 1, phase = rng() % 16;

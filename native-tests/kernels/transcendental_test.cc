@@ -56,14 +56,6 @@ std::string fn_name(UnaryFn fn) {
   return "?";
 }
 
-std::vector<const KernelTable*> available_tables() {
-  std::vector<const KernelTable*> out;
-  for (KernelPath path : {KernelPath::Scalar, KernelPath::V128, KernelPath::Avx2, KernelPath::Avx512}) {
-    if (const KernelTable* table = kernel_table(path)) out.push_back(table);
-  }
-  return out;
-}
-
 std::vector<float> apply(const KernelTable& table, UnaryFn fn, bool exact, const std::vector<float>& x) {
   std::vector<float> y(x.size());
   table.unary(fn, exact, x.data(), y.data(), x.size());
@@ -174,7 +166,7 @@ TEST(Transcendental, ExactAccuracyIsWithinThePinnedBounds) {
 }
 
 TEST(Transcendental, FastAccuracyOnEveryPath) {
-  for (const KernelTable* table : available_tables()) {
+  for (const KernelTable* table : available_kernel_tables()) {
     for (const Pinned& p : kPinned) {
       const WorstCase w = worst_error(*table, p.fn, false, sweep(p.hot_lo, p.hot_hi, kWideStride));
       EXPECT_LE(w.ulp, p.fast_ulp) << table->name << " fast " << fn_name(p.fn) << " at x = " << w.at;
@@ -187,7 +179,7 @@ TEST(Transcendental, FastStaysWithinAFewUlpOfExact) {
   const KernelTable* scalar = kernel_table(KernelPath::Scalar);
   for (UnaryFn fn : kAllFns) {
     const std::vector<float> exact = apply(*scalar, fn, true, x);
-    for (const KernelTable* table : available_tables()) {
+    for (const KernelTable* table : available_kernel_tables()) {
       const std::vector<float> fast = apply(*table, fn, false, x);
       for (size_t i = 0; i < x.size(); ++i) {
         // GELU's sensitivity to its argument (see the spec) makes its last bits meaningless below -3.
@@ -208,7 +200,7 @@ TEST(Transcendental, ExactBitsAreTheSameOnEveryPath) {
   const KernelTable* scalar = kernel_table(KernelPath::Scalar);
   for (UnaryFn fn : kAllFns) {
     const std::vector<float> expected = apply(*scalar, fn, true, x);
-    for (const KernelTable* table : available_tables()) {
+    for (const KernelTable* table : available_kernel_tables()) {
       const std::vector<float> got = apply(*table, fn, true, x);
       size_t mismatches = 0;
       for (size_t i = 0; i < x.size(); ++i) {
@@ -227,7 +219,7 @@ TEST(Transcendental, EveryNaNBecomesTheCanonicalNaN) {
                                    bits_to_float(0x7F800001u), bits_to_float(0xFF800001u),
                                    bits_to_float(0x7FC12345u), bits_to_float(0xFFFFFFFFu),
                                    bits_to_float(0x7FBFFFFFu)};
-  for (const KernelTable* table : available_tables()) {
+  for (const KernelTable* table : available_kernel_tables()) {
     for (UnaryFn fn : kAllFns) {
       for (bool exact : {true, false}) {
         for (float y : apply(*table, fn, exact, nans)) {
@@ -284,7 +276,7 @@ TEST(Transcendental, SpecialValues) {
       {UnaryFn::GeluErf, 0.0f, 0x00000000u},
       {UnaryFn::GeluTanh, 0.0f, 0x00000000u},
   };
-  for (const KernelTable* table : available_tables()) {
+  for (const KernelTable* table : available_kernel_tables()) {
     for (const Case& c : cases) {
       for (bool exact : {true, false}) {
         EXPECT_EQ(bits_of(*table, c.fn, exact, c.x), c.expected)
@@ -362,7 +354,7 @@ TEST(Transcendental, OnePlusErfKeepsItsRelativeAccuracyForNegativeArguments) {
 TEST(Transcendental, ResultsDoNotDependOnPosition) {
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 3.0f);
-  for (const KernelTable* table : available_tables()) {
+  for (const KernelTable* table : available_kernel_tables()) {
     for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{15}, size_t{17}, size_t{33}, size_t{1000003}}) {
       std::vector<float> x(n + 1);
       for (float& v : x) v = normal(rng);

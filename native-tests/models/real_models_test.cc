@@ -8,112 +8,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
+#include <cstdio>
 #include <string>
 #include <vector>
 
-#include "core/npy.h"
-#include "onemodel/onemodel.h"
+#include "models/recorded_models.h"
 #include "ops/op_test_util.h"
 
 namespace onemodel::test {
 namespace {
-
-namespace fs = std::filesystem;
-
-fs::path cache_root() {
-  if (const char* env = std::getenv("ONEMODEL_CACHE"); env != nullptr && *env != '\0') return env;
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr ? home : "/") / ".cache" / "onemodel";
-}
-
-// One recorded case: the inputs and ONNX Runtime's outputs (docs/models.md, manifest.tsv).
-struct Recorded {
-  std::string name;  // empty for a model recorded on one case
-  std::vector<NamedTensor> inputs;
-  std::vector<std::string> sources;  // per input: "<case>:<output>" it was taken from, or empty
-  std::vector<std::string> output_names;
-  std::vector<Tensor> outputs;  // ONNX Runtime's
-};
-
-// The recorded cases of a model, in recording order; false with `why` set when the cache lacks them.
-bool load_recorded(const std::string& model, std::vector<Recorded>& out, std::string& why) {
-  const fs::path dir = cache_root() / "oracle" / model;
-  std::ifstream manifest(dir / "manifest.tsv");
-  if (!fs::exists(cache_root() / "models" / (model + ".onnx")) || !manifest) {
-    why = "real model '" + model + "' is not in the cache " + cache_root().string() +
-          ": run tools/fetch-models.sh && node tools/oracle/real-models.mjs (tools/test.sh does)";
-    return false;
-  }
-  std::string line;
-  while (std::getline(manifest, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
-    if (f.size() != 5 && f.size() != 7)
-      throw std::runtime_error("bad manifest row in " + model + ": " + line);
-    const std::string case_name = f.size() == 7 ? f[5] : "";
-    if (out.empty() || out.back().name != case_name) out.push_back({case_name, {}, {}, {}, {}});
-    Recorded& rec = out.back();
-    Tensor t = npy::read_file(dir / case_name / (f[0] + "-" + f[1] + ".npy"));
-    if (f[0] == "input") {
-      rec.inputs.push_back({f[2], std::move(t)});
-      rec.sources.push_back(f.size() == 7 && f[6] != "-" ? f[6] : "");
-    } else {
-      rec.output_names.push_back(f[2]);
-      rec.outputs.push_back(std::move(t));
-    }
-  }
-  return true;
-}
-
-// max |got - want| / max |want| over float32 tensors of one shape (oracles.md); infinity on a shape mismatch.
-double scaled_error(const Tensor& got, const Tensor& want) {
-  if (got.dtype() != DType::F32 || want.dtype() != DType::F32 || got.shape() != want.shape()) return INFINITY;
-  const auto g = got.data<float>();
-  const auto w = want.data<float>();
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < w.size(); ++i) {
-    if (std::isnan(g[i]) != std::isnan(w[i])) return INFINITY;
-    diff = std::max(diff, std::fabs(static_cast<double>(g[i]) - w[i]));
-    scale = std::max(scale, std::fabs(static_cast<double>(w[i])));
-  }
-  return scale == 0 ? diff : diff / scale;
-}
-
-// Our outputs of every case, from one session; an input with a source takes our output of that earlier case.
-std::vector<std::vector<Tensor>> run_model(const std::string& model, const std::vector<Recorded>& cases,
-                                           ExecutionMode mode, const std::string& kernels, int threads) {
-  Session s = Session::load(cache_root() / "models" / (model + ".onnx"), options(mode, kernels, threads));
-  std::vector<std::vector<Tensor>> ours;
-  for (const Recorded& rec : cases) {
-    std::vector<NamedTensor> inputs = rec.inputs;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (rec.sources[i].empty()) continue;
-      const size_t colon = rec.sources[i].find(':');
-      const std::string from_case = rec.sources[i].substr(0, colon),
-                        from_output = rec.sources[i].substr(colon + 1);
-      bool found = false;
-      for (size_t c = 0; c < ours.size() && !found; ++c) {
-        if (cases[c].name != from_case) continue;
-        for (size_t o = 0; o < cases[c].output_names.size() && !found; ++o) {
-          if (cases[c].output_names[o] != from_output) continue;
-          inputs[i].tensor = ours[c][o];
-          found = true;
-        }
-      }
-      if (!found) throw std::runtime_error(model + ": no earlier output " + rec.sources[i]);
-    }
-    ours.push_back(s.run(inputs, rec.output_names));
-  }
-  return ours;
-}
 
 // "model" or "model/case" for messages.
 std::string label(const std::string& model, const Recorded& rec) {
@@ -195,6 +98,49 @@ INSTANTIATE_TEST_SUITE_P(Issue4, RealModel,
                          ::testing::Values("cls", "det", "melspectrogram", "wake-embedding"), test_name);
 INSTANTIATE_TEST_SUITE_P(Issue5, RealModel, ::testing::Values("silero-vad-legacy", "silero-vad-v5"),
                          test_name);
+
+// IS-Net medium, stored in float16 (docs/models.md), against ONNX Runtime's output on the same file: the fp16
+// gate of fp16.md, scaled error at most 4e-3 on every output in fast and exact mode, and the exact bits
+// independent of the thread count. The gate's second clause (our error against the float32 twin at most 1.5
+// times ONNX Runtime's) is printed, not asserted: ONNX Runtime's CPU run of the float16 file lands 3.7e-4
+// from the twin, closer than an ONNX Runtime run of the twin that rounds every node output to float16
+// (8.3e-4), so it does not store every activation in float16 as fp16.md prescribes, and the clause measures
+// that difference rather than ours.
+// Native stage only: one run of this 1024x1024 model takes about 15 s natively and several minutes (and
+// gigabytes more) under AddressSanitizer or qemu, and the half-precision path it checks is the same code
+// there.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(__aarch64__)
+TEST(Fp16Model, IsNetMediumMeetsTheGate) {
+  std::vector<Recorded> half, twin;
+  std::string why;
+  if (!load_recorded("isnet-medium", half, why) || !load_recorded("isnet-medium-fp32", twin, why))
+    GTEST_SKIP() << "SKIPPED: " << why;
+  ASSERT_EQ(half.size(), 1u);
+  ASSERT_EQ(twin.size(), 1u);
+  ASSERT_EQ(half[0].output_names, twin[0].output_names);
+
+  auto check = [&](const std::vector<std::vector<Tensor>>& got, const char* mode) {
+    ASSERT_EQ(got.size(), 1u);
+    ASSERT_EQ(got[0].size(), half[0].outputs.size());
+    for (size_t i = 0; i < got[0].size(); ++i) {
+      const double vs_ort = scaled_error(got[0][i], half[0].outputs[i]);
+      const double ours_vs_twin = scaled_error(got[0][i], twin[0].outputs[i]);
+      const double ort_vs_twin = scaled_error(half[0].outputs[i], twin[0].outputs[i]);
+      EXPECT_LE(vs_ort, 4e-3) << "isnet-medium output " << half[0].output_names[i] << " (" << mode << ")";
+      std::printf("[ fp16 gate ] isnet-medium %s %s: vs ORT fp16 %.3g; vs fp32 twin: ours %.3g, ORT %.3g\n",
+                  half[0].output_names[i].c_str(), mode, vs_ort, ours_vs_twin, ort_vs_twin);
+    }
+  };
+  check(run_model("isnet-medium", half, ExecutionMode::Fast, "", 1), "fast");
+  const auto exact1 = run_model("isnet-medium", half, ExecutionMode::Exact, "", 1);
+  check(exact1, "exact");
+  const auto exact2 = run_model("isnet-medium", half, ExecutionMode::Exact, "", 2);
+  for (size_t i = 0; i < exact1[0].size(); ++i) {
+    EXPECT_TRUE(same_bytes(exact1[0][i], exact2[0][i]))
+        << "isnet-medium output " << half[0].output_names[i] << ": exact bits differ at 2 threads";
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace onemodel::test

@@ -215,6 +215,10 @@ TEST(Int8Ops, ConvolutionsAgainstNaiveReference) {
       {1, 8, 16, 8, 6, 6, 3, 3, {2, 2}, {1, 1}, {}, "SAME_LOWER", DType::I8, DType::I8, false},
       {1, 70, 3, 1, 5, 5, 1, 1, {1, 1}, {1, 1}, {}, "VALID", DType::U8, DType::I8, false},
       {2, 2, 4, 1, 1, 30, 1, 5, {1, 3}, {1, 2}, {0, 2, 0, 1}, "", DType::U8, DType::I8, true},
+      // Depthwise (the direct kernel): wide and odd rows, strides, dilations, 1-D.
+      {1, 24, 24, 24, 13, 37, 3, 3, {2, 2}, {1, 1}, {1, 1, 1, 1}, "", DType::I8, DType::I8, true},
+      {2, 5, 5, 5, 9, 70, 5, 5, {1, 3}, {2, 1}, {2, 0, 1, 3}, "", DType::U8, DType::U8, false},
+      {1, 3, 3, 3, 1, 40, 1, 7, {1, 2}, {1, 1}, {0, 3, 0, 3}, "", DType::U8, DType::I8, true},
   };
   int index = 0;
   for (const ConvCase& c : cases) {

@@ -57,6 +57,14 @@ const KernelTable* kernel_table(KernelPath path) {
   return cpu_supports(path) ? compiled_table(path) : nullptr;
 }
 
+std::vector<const KernelTable*> available_kernel_tables() {
+  std::vector<const KernelTable*> tables;
+  for (KernelPath path : kAllPaths) {
+    if (const KernelTable* t = kernel_table(path)) tables.push_back(t);
+  }
+  return tables;
+}
+
 KernelPath best_kernel_path() {
   KernelPath best = KernelPath::Scalar;
   for (KernelPath path : kAllPaths) {

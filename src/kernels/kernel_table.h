@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 #include <string_view>
 
 #include "threading/parallel_for.h"
@@ -148,6 +149,34 @@ struct Int8PackedB {
   int64_t k = 0, n = 0;
 };
 
+// Depthwise int8 convolution (int8.md "Convolution"): output plane q (planes are image-major, channel-minor)
+// is input plane q (in_h x in_w, NCHW) convolved with the weights of channel q % channels (kernel_h *
+// kernel_w values, row-major): sum (x - x_zero)(w - w_zero), taps outside the input adding nothing. The
+// per-channel values (w_zero, bias_i32, mult, scale, bias_f32) are indexed by channel when their flag says
+// so; the epilogue is the product kernel's with channels as its columns. y is planes x out_h x out_w.
+struct Int8DepthwiseArgs {
+  int64_t planes = 0, channels = 1, out_h = 1;
+  Int8ConvA geometry;
+  const void* x = nullptr;
+  bool x_signed = false;
+  const void* x_zero = nullptr;  // one value, or nullptr for 0
+  const void* w = nullptr;
+  bool w_signed = false;
+  const void* w_zero = nullptr;
+  bool w_zero_per_channel = false;
+  Int8Epilogue epilogue = Int8Epilogue::Int32;
+  void* y = nullptr;
+  const int32_t* bias_i32 = nullptr;
+  const float* mult = nullptr;
+  bool mult_per_channel = false;
+  int32_t y_zero = 0;
+  bool y_signed = false;
+  const float* scale = nullptr;
+  bool scale_per_channel = false;
+  const float* bias_f32 = nullptr;
+  bool exact = false;
+};
+
 struct KernelTable {
   KernelPath path;
   std::string_view name;  // "scalar", "v128", "avx2", "avx512"
@@ -211,10 +240,17 @@ struct KernelTable {
   void (*f32_to_f16)(const float* src, uint16_t* dst, size_t n);
   void (*bf16_to_f32)(const uint16_t* src, float* dst, size_t n);
   void (*f32_to_bf16)(const float* src, uint16_t* dst, size_t n);
+  // Depthwise int8 convolution (Int8DepthwiseArgs); scratch of int8_depthwise_scratch_bytes(args, threads)
+  // bytes (any alignment), taken from the heap only when null. Results never depend on the path or the thread
+  // count.
+  size_t (*int8_depthwise_scratch_bytes)(const Int8DepthwiseArgs& args, const ThreadContext& threads);
+  void (*int8_depthwise)(const Int8DepthwiseArgs& args, void* scratch, const ThreadContext& threads);
 };
 
 // The table for a path, or nullptr when this build or CPU lacks it.
 const KernelTable* kernel_table(KernelPath path);
+// The tables of every path this build and CPU have, scalar first (tests compare the paths with each other).
+std::vector<const KernelTable*> available_kernel_tables();
 // The best path this CPU supports (our own cpuid/xgetbv check; NEON on arm64, v128 on wasm with SIMD128).
 KernelPath best_kernel_path();
 // Parses "scalar" | "v128" | "avx2" | "avx512"; false on anything else.

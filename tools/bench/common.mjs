@@ -1,5 +1,6 @@
-// Pieces the benchmark scripts share: flags, the cache directory, the CLI's generated inputs (docs/cli.md) and the
-// timing of one ONNX Runtime session at one thread.
+// Pieces the benchmark scripts share: flags, the cache directory, the CLI's generated inputs (docs/cli.md), the
+// timing of one ONNX Runtime session at one thread, and reading .npy files.
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
@@ -43,4 +44,18 @@ export async function medianOrtMs(file, seconds, feedsFor) {
   await session.release();
   times.sort((a, b) => a - b);
   return times[times.length >> 1];
+}
+
+// A .npy file (the recorded inputs and references; float32 and int64, C order) as { type, dims, data }.
+export function readNpy(file) {
+  const bytes = readFileSync(file);
+  const headerLength = bytes.readUInt16LE(8);
+  const header = bytes.subarray(10, 10 + headerLength).toString('latin1');
+  const descr = /'descr': '([^']+)'/.exec(header)[1];
+  const dims = /'shape': \(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const body = bytes.subarray(10 + headerLength);
+  const copy = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength);
+  if (descr === '<f4') return { type: 'float32', dims, data: new Float32Array(copy) };
+  if (descr === '<i8') return { type: 'int64', dims, data: new BigInt64Array(copy) };
+  throw new Error(`${file}: dtype ${descr} not handled`);
 }

@@ -9,13 +9,15 @@
 // The model `floor` is a single Add on 1x512 floats (written into the cache): its times are each engine's per-call
 // overhead, the floor under any small model such as silero. The model `transformer-encoder` is the project's own
 // (tools/models/make_transformer_encoder.py, written into the cache with seeded inputs), timed at sequence 128 with
-// batch 1 and 8; its reference is ONNX Runtime native's output, computed here.
+// batch 1 and 8; its reference is ONNX Runtime native's output, computed here. The quantized test models (cnn-qdq,
+// encoder-dynamic) and their float models are in the default list; isnet-medium runs only when named (a call takes
+// seconds natively and tens of seconds in wasm).
 // A row's time is the median over --reps repetitions; a repetition is about --seconds of back-to-back calls after
 // a cold call and warm-up (onemodel: the CLI's median per call; ONNX Runtime: the mean per call). Every engine's
 // output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
 //   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--seconds 1] [--cli build/native/onemodel]
-//                            [--no-wasm]   (skips every wasm engine)
-import { execFileSync } from 'node:child_process';
+//                            [--no-wasm]   (skips every wasm engine)   [--memory]   (adds a table of peak memory)
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,31 +26,19 @@ import ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
 import * as onemodelJs from 'onemodel';
 import { modelBytes, node, valueInfo } from '../../js-tests/helpers/onnx-writer.mjs';
-import { cacheRoot, generatedTensor, option } from './common.mjs';
+import { cacheRoot, generatedTensor, option, readNpy } from './common.mjs';
 
 const models = option('--models', option('--model',
-  'floor,det,cls,melspectrogram,wake-embedding,silero-vad-legacy,silero-vad-v5,transformer-encoder')).split(',');
+  'floor,det,cls,melspectrogram,wake-embedding,silero-vad-legacy,silero-vad-v5,transformer-encoder,' +
+  'cnn,cnn-qdq,encoder-fp32,encoder-dynamic')).split(',');
 const wasm = !process.argv.includes('--no-wasm');
+const memory = process.argv.includes('--memory');
 const threadCounts = option('--threads', '1,2').split(',').map(Number);
 const reps = Number(option('--reps', '3'));
 const seconds = Number(option('--seconds', '1'));
 const cli = option('--cli', 'build/native/onemodel');
 const wasmCli = ['npm/bin/onemodel.mjs'];
 const cache = cacheRoot;
-
-// --- .npy files (the recorded inputs and references; float32 and int64, C order)
-function readNpy(file) {
-  const bytes = readFileSync(file);
-  const headerLength = bytes.readUInt16LE(8);
-  const header = bytes.subarray(10, 10 + headerLength).toString('latin1');
-  const descr = /'descr': '([^']+)'/.exec(header)[1];
-  const dims = /'shape': \(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
-  const body = bytes.subarray(10 + headerLength);
-  const copy = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength);
-  if (descr === '<f4') return { type: 'float32', dims, data: new Float32Array(copy) };
-  if (descr === '<i8') return { type: 'int64', dims, data: new BigInt64Array(copy) };
-  throw new Error(`${file}: dtype ${descr} not handled`);
-}
 
 // The recorded inputs and ONNX Runtime's outputs of a model's first case (docs/models.md, manifest.tsv).
 function recorded(model) {
@@ -211,3 +201,26 @@ for (const model of models) {
 }
 console.log();
 console.log(`load after ${load()}`);
+
+// Peak resident memory (GNU time's maximum RSS) of one process making a session and running the model once:
+// onemodel's CLI (fast, 1 thread) and onnxruntime-node in a Node process that does only that (tools/bench/ort-once.mjs;
+// its baseline, Node with the binding loaded, is printed so it can be taken off).
+function peakMb(command) {
+  const run = spawnSync('/usr/bin/time', ['-f', 'peak_kb %M', ...command], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (run.status !== 0) throw new Error(`${command.join(' ')} failed: ${run.stderr}`);
+  return Number(/peak_kb (\d+)/.exec(run.stderr.toString())[1]) / 1024;
+}
+if (memory) {
+  const once = fileURLToPath(new URL('./ort-once.mjs', import.meta.url));
+  console.log();
+  console.log(`Peak resident memory, one session and one run at 1 thread (Node + onnxruntime-node alone: ${peakMb(['node', once]).toFixed(0)} MB):`);
+  console.log();
+  console.log('| model | onemodel native fast MB | onnxruntime-node MB | ratio |');
+  console.log('|---|---:|---:|---:|');
+  for (const model of models.filter((m) => m !== 'floor' && m !== 'transformer-encoder')) {
+    const rec = recorded(model);
+    const ours = peakMb([cli, 'run', rec.file, ...rec.inputs.flatMap((i) => ['--input', `${i.name}=${i.file}`]), '--threads', '1']);
+    const theirs = peakMb(['node', once, rec.file, ...rec.inputs.map((i) => `${i.name}=${i.file}`)]);
+    console.log(`| ${model} | ${ours.toFixed(0)} | ${theirs.toFixed(0)} | ${(ours / theirs).toFixed(2)} |`);
+  }
+}

@@ -98,4 +98,60 @@ save("norms", [
    [const("scale", np.linspace(0.5, 1.5, 40)), const("bias", np.linspace(-0.25, 0.25, 40)),
     const("axes1", [1], np.int64), const("cax", 2, np.int64),
     const("iscale", [0.5, 1.0, 1.5, 2.0, 2.5]), const("ibias", [0.1, 0.2, 0.3, 0.4, 0.5])])
+
+# int8: QuantizeLinear (per tensor and per axis), QLinearConv (a dense layer, then a depthwise one on the direct
+# kernel), ConvInteger (depthwise, int8 activations), DequantizeLinear (per axis), QLinearMatMul, MatMulInteger
+# with per-column zero points, and DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul -> Add, which the
+# matmul-integer-fusion pass turns into MatMulIntegerToFloat. Weights come from a seeded generator.
+rng = np.random.default_rng(6)
+U8, I8, I32 = np.uint8, np.int8, np.int32
+
+
+def q8(shape, dtype):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+
+
+save("int8", [
+    h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["qx"]),
+    h.make_node("QLinearConv", ["qx", "sx", "zx", "w1", "sw1", "zw1", "s1", "z1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+    h.make_node("QLinearConv", ["c1", "s1", "z1", "wd", "swd", "zwd", "s2", "z2", "bd"], ["dw"], group=16,
+                strides=[2, 2], pads=[1, 1, 1, 1]),
+    h.make_node("QuantizeLinear", ["x", "sx", "zxs"], ["qxs"]),
+    h.make_node("ConvInteger", ["qxs", "wci", "zxs", "zwci"], ["ci"], group=8, pads=[2, 1, 2, 3],
+                dilations=[1, 2]),
+    h.make_node("DequantizeLinear", ["dw", "s2", "z2"], ["dq"]),
+    h.make_node("QuantizeLinear", ["dq", "sa", "za"], ["qa"], axis=1),
+    h.make_node("DequantizeLinear", ["qa", "sa", "za"], ["dqa"], axis=1),
+    h.make_node("Reshape", ["qa", "shape2"], ["qa2"]),
+    h.make_node("QLinearMatMul", ["qa2", "sm", "zm", "wm", "swm", "zwm", "sym", "zym"], ["qm"]),
+    h.make_node("Reshape", ["c1", "shape2c"], ["c1r"]),
+    h.make_node("MatMulInteger", ["c1r", "wi", "zi", "zwi"], ["mi"]),
+    h.make_node("Reshape", ["dqa", "shape2"], ["f"]),
+    h.make_node("DynamicQuantizeLinear", ["f"], ["fq", "fs", "fz"]),
+    h.make_node("MatMulInteger", ["fq", "wf", "fz"], ["fi"]),
+    h.make_node("Cast", ["fi"], ["ff"], to=F),
+    h.make_node("Mul", ["fs", "swf"], ["fscale"]),
+    h.make_node("Mul", ["ff", "fscale"], ["fm"]),
+    h.make_node("Add", ["fm", "bf"], ["mf"]),
+], [h.make_tensor_value_info("x", F, [1, 8, 13, 15])],
+   [h.make_tensor_value_info(n, T.UINT8, None) for n in ["c1", "dw", "qm"]] +
+   [h.make_tensor_value_info(n, T.INT32, None) for n in ["ci", "mi"]] +
+   [h.make_tensor_value_info("qa", T.INT8, None)] +
+   [h.make_tensor_value_info(n, F, None) for n in ["dqa", "mf"]],
+   [const("sx", 1.0 / 127.0), const("zx", 128, U8), const("zxs", -3, I8),
+    const("w1", q8([16, 8, 3, 3], I8), I8), const("sw1", np.linspace(0.002, 0.005, 16)),
+    const("zw1", np.zeros(16), I8), const("s1", 0.04), const("z1", 120, U8),
+    const("b1", rng.integers(-2000, 2000, 16), I32),
+    const("wd", q8([16, 1, 3, 3], U8), U8), const("swd", np.linspace(0.003, 0.006, 16)),
+    const("zwd", rng.integers(100, 156, 16), U8), const("s2", 0.05), const("z2", 131, U8),
+    const("bd", rng.integers(-500, 500, 16), I32),
+    const("wci", q8([8, 1, 5, 5], I8), I8), const("zwci", 2, I8),
+    const("sa", np.linspace(0.01, 0.03, 16)), const("za", rng.integers(-10, 10, 16), I8),
+    const("shape2", [16, 56], np.int64), const("sm", 0.02), const("zm", -1, I8),
+    const("wm", q8([56, 10], I8), I8), const("swm", np.linspace(0.001, 0.002, 10)),
+    const("zwm", np.zeros(10), I8), const("sym", 0.3), const("zym", 128, U8),
+    const("shape2c", [16, 195], np.int64), const("wi", q8([195, 12], U8), U8), const("zi", 118, U8),
+    const("zwi", rng.integers(120, 136, 12), U8),
+    const("wf", q8([56, 24], I8), I8), const("swf", 0.004), const("bf", np.linspace(-1.0, 1.0, 24))])
 print("ok")

@@ -1,17 +1,20 @@
-// Records ONNX Runtime's outputs for the real models of tools/real-models.tsv on fixed, seeded, realistic inputs,
-// into the cache beside the models (never the repository):
+// Records ONNX Runtime's outputs for the real models of tools/real-models.tsv, and for the models the project's
+// scripts derive (the float32 twin of IS-Net, the quantized test models of tools/models/make_quantized_models.py),
+// on fixed, seeded, realistic inputs, into the cache beside the models (never the repository):
 //   <cache>/oracle/<model>/manifest.tsv, one row per tensor: kind (input|ort), index, ONNX name, dtype, dims, and for
 //   a model recorded on several cases two more columns: the case, and for an input that is a previous case's output
 //   (a recurrent state fed back) `<case>:<output name>`, else `-`. Rows come in case order; the tensors are
 //   <kind>-<index>.npy, inside a <case>/ sub-directory when there is a case column.
-// native-tests/models/real_models_test.cc, tools/golden.sh, js-tests/browser/golden-chromium.mjs and
+// native-tests/models/{real_models,int8_models}_test.cc, tools/golden.sh, js-tests/browser/golden-chromium.mjs and
 // tools/bench/run.mjs read them. ONNX Runtime (onnxruntime-node 1.30.0, one thread, sequential) is a black box here.
 //   node tools/oracle/real-models.mjs [--force] [MODEL ...]     (run tools/fetch-models.sh first)
 // A model whose recording exists for the same model file (SHA-256 in the manifest) is skipped unless --force.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 
 const cacheRoot = process.env.ONEMODEL_CACHE ?? path.join(os.homedir(), '.cache', 'onemodel');
@@ -129,6 +132,67 @@ function speech(r, samples) {
   return out;
 }
 
+// A photograph-like scene for background removal, RGB bytes height x width x 3: a lit wall (a smooth two-colour
+// gradient with fine grain) behind a figure (a head and a torso as soft-edged ellipses, shaded and textured), so the
+// model has a subject to segment.
+function portrait(r, height, width) {
+  const rgb = new Uint8Array(height * width * 3);
+  const pick = (ranges) => ranges.map(([lo, hi]) => r.int(lo, hi));
+  const wallA = pick([[150, 230], [150, 230], [150, 230]]), wallB = pick([[40, 120], [40, 120], [40, 120]]);
+  const skin = pick([[170, 230], [120, 170], [90, 140]]), cloth = pick([[20, 90], [30, 120], [60, 160]]);
+  const cx = width * r.range(0.4, 0.6);
+  const parts = [  // [centre x, centre y, radius x, radius y, colour]
+    [cx, height * 0.3, width * 0.12, height * 0.16, skin],
+    [cx, height * 0.85, width * 0.3, height * 0.4, cloth],
+  ];
+  for (let y = 0; y < height; ++y) {
+    for (let x = 0; x < width; ++x) {
+      const t = (0.7 * x) / width + (0.3 * y) / height;
+      let c = wallA.map((a, k) => a + (wallB[k] - a) * t + r.range(-6, 6));
+      for (const [px, py, rx, ry, colour] of parts) {
+        const d = Math.hypot((x - px) / rx, (y - py) / ry);
+        if (d >= 1.03) continue;
+        const alpha = Math.min(1, (1.03 - d) / 0.06);  // a soft edge a few pixels wide
+        const shade = 0.75 + 0.25 * Math.cos((x - px) / rx);
+        c = c.map((v, k) => v + (colour[k] * shade + r.range(-12, 12) - v) * alpha);
+      }
+      for (let k = 0; k < 3; ++k) rgb[3 * (y * width + x) + k] = Math.max(0, Math.min(255, Math.round(c[k])));
+    }
+  }
+  return rgb;
+}
+
+// IS-Net's input: the portrait at 1024 x 1024, (v / 255 - 0.5) as @imgly/background-removal prepares it.
+const isnetInput = () => {
+  const image = normalise(portrait(rng(7), 1024, 1024), 1024, 1024, [0.5, 0.5, 0.5], [1, 1, 1]);
+  return { input: new ort.Tensor('float32', image, [1, 3, 1024, 1024]) };
+};
+
+// Image-like inputs for the project's small classifier (tools/models/make_quantized_models.py): per image an 8x8x3
+// normal field expanded 8 times plus noise of 0.25 (the calibration set's recipe, other draws), NCHW 64 x 64.
+function cnnInput(seed, batch) {
+  const r = rng(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - r.next())) * Math.cos(2 * Math.PI * r.next());
+  const x = new Float32Array(batch * 3 * 64 * 64);
+  for (let plane = 0; plane < batch * 3; ++plane) {
+    const field = Array.from({ length: 64 }, normal);
+    for (let i = 0; i < 64 * 64; ++i) x[plane * 4096 + i] = field[((i >> 9) << 3) + ((i & 63) >> 3)] + 0.25 * normal();
+  }
+  return { x: new ort.Tensor('float32', x, [batch, 3, 64, 64]) };
+}
+
+// Token ids in the encoder's vocabulary of 512, [batch, sequence]; row r is padded after sequence - 8r tokens.
+function encoderInput(seed, batch, sequence) {
+  const r = rng(seed);
+  const ids = BigInt64Array.from({ length: batch * sequence }, () => BigInt(r.int(0, 512)));
+  const kept = (i) => i % sequence < sequence - 8 * Math.floor(i / sequence);
+  const mask = BigInt64Array.from({ length: batch * sequence }, (_, i) => (kept(i) ? 1n : 0n));
+  return {
+    input_ids: new ort.Tensor('int64', ids, [batch, sequence]),
+    attention_mask: new ort.Tensor('int64', mask, [batch, sequence]),
+  };
+}
+
 // Values in [-scale, scale] for a recurrent state that did not come from a run.
 function randomState(r, dims, scale) {
   const count = dims.reduce((a, b) => a * b, 1);
@@ -212,6 +276,28 @@ const inputsOf = {
   // Silero VAD: the legacy model reads 1536 samples with LSTM states h and c, v5 512 samples with one state.
   'silero-vad-legacy': async () => vadCases(5, 1536, { h: [2, 1, 64], c: [2, 1, 64] }, ['hn', 'cn']),
   'silero-vad-v5': async () => vadCases(6, 512, { state: [2, 1, 128] }, ['stateN']),
+  // IS-Net in float16 and its float32 twin (tools/models/widen_fp16_model.py) on the same input: the fp16 gate of
+  // docs/models.md compares both engines' float16 outputs with the twin's.
+  'isnet-medium': async () => isnetInput(),
+  'isnet-medium-fp32': async () => isnetInput(),
+  // The project's quantized test models and the float models they come from, each pair on the same inputs
+  // (native-tests/models/int8_models_test.cc applies the int8 metric of oracles.md).
+  cnn: async () => cnnInput(8, 8),
+  'cnn-qdq': async () => cnnInput(8, 8),
+  'encoder-fp32': async () => encoderInput(9, 4, 64),
+  'encoder-dynamic': async () => encoderInput(9, 4, 64),
+};
+
+// Models written by the project's scripts rather than fetched, into the cache.
+const script = (name) => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'models', name);
+const quantized = () => execFileSync('/usr/bin/python3', [script('make_quantized_models.py'), modelDir]);
+const derived = {
+  'isnet-medium-fp32': (file) =>
+    execFileSync('/usr/bin/python3', [script('widen_fp16_model.py'), path.join(modelDir, 'isnet-medium.onnx'), file]),
+  cnn: quantized,
+  'cnn-qdq': quantized,
+  'encoder-fp32': quantized,
+  'encoder-dynamic': quantized,
 };
 
 const force = process.argv.includes('--force');
@@ -220,6 +306,7 @@ const names = wanted.length ? wanted : Object.keys(inputsOf);
 for (const name of names) {
   if (!inputsOf[name]) throw new Error(`no inputs defined for model '${name}' (known: ${Object.keys(inputsOf).join(', ')})`);
   const file = path.join(modelDir, `${name}.onnx`);
+  if (derived[name]) derived[name](file);  // always remade (seeded, so the same bytes unless the script changed)
   if (!existsSync(file)) throw new Error(`${file} is missing: run tools/fetch-models.sh first`);
   const dir = path.join(oracleDir, name);
   const modelSha = createHash('sha256').update(readFileSync(file)).digest('hex');

@@ -1,5 +1,6 @@
 // The int8 product kernel (int8.md "Product kernel"), written once and instantiated per kernel path by
-// src/kernels/paths/instantiate.inc with the path's constant; only the pair-dot microkernel differs per path.
+// src/kernels/paths/instantiate.inc with the path's constant; only the microkernel differs per path (and, on
+// arm64, the group of k it multiplies at once: see Int8GemmImpl<V128> at the end).
 //
 // Arithmetic. Operands move to a shifted domain where both are signed: A' = A - 128 for uint8 A (int16 in
 // the packed panels), B' = B - 128 for uint8 B (int8); signed operands stay as they are, and zero points
@@ -10,11 +11,12 @@
 // undefined even for absurd k. Every path forms the same integers, so every path gives the same bits.
 //
 // Packed B (once per call, or once per weight): [colSum: np int32][strips], np = n rounded up to nr. Strip s
-// (columns [s*nr, s*nr + nr)) holds kp * nr int8 values, kp = k rounded up to even: element (p, j) at
-// (p/2)*2*nr + 2*j + p%2, so one 2*nr-byte row holds a pair of k for every column. Padding is 0.
+// (columns [s*nr, s*nr + nr)) holds kp * nr int8 values, kp = k rounded up to a multiple of the microkernel's
+// group G (2 for pair products, 4 for Arm's dot product): element (p, j) at (p/G)*G*nr + G*j + p%G, so one
+// G*nr-byte row holds a group of k for every column. Padding is 0.
 // Packed A (once per call, in parallel over blocks of mc rows): panel t (rows [t*mr, t*mr + mr)) holds kp *
-// mr int16 values, element (p, r) at (p/2)*2*mr + 2*r + p%2, followed after all panels by rowSum (mp int32).
-// Padding rows are 0 (they only feed accumulators no one stores).
+// mr values (int16 for G = 2, int8 for G = 4), element (p, r) at (p/G)*G*mr + G*r + p%G, followed after all
+// panels by rowSum (mp int32). Padding rows are 0 (they only feed accumulators no one stores).
 //
 // Work. Chunks are fixed mc x nc tiles of C (48 x 64); a chunk accumulates its tile in the running thread's
 // int32 slot, k-block by k-block (kc = 512) and B strip by B strip down the A panels, then runs the epilogue
@@ -27,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "kernels/int8/int8_output.h"
 #include "kernels/kernel_table.h"
 #include "threading/parallel_for.h"
 
@@ -34,6 +37,10 @@
 #include <wasm_simd128.h>
 #elif defined(__aarch64__)
 #include <arm_neon.h>
+#if defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 #elif defined(__SSE4_1__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -45,7 +52,8 @@ namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
 // loops over the same layout); the specialisations below exist only where their instructions compile.
 template <KernelPath P>
 struct Int8PairDot {
-  static constexpr int mr = 4, nr = 8;
+  static constexpr int mr = 4, nr = 8, group = 2;
+  using AElem = int16_t;
   static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     uint32_t t[mr][nr];
     for (int r = 0; r < mr; ++r) {
@@ -75,7 +83,8 @@ inline int32_t int8_load_pair(const int16_t* p) {
 // 12 x 32: B widened to int16 in registers, vpmaddwd per pair, 24 zmm accumulators.
 template <>
 struct Int8PairDot<KernelPath::Avx512> {
-  static constexpr int mr = 12, nr = 32;
+  static constexpr int mr = 12, nr = 32, group = 2;
+  using AElem = int16_t;
   static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     __m512i t[mr][2];
 #pragma GCC unroll 12
@@ -106,7 +115,8 @@ struct Int8PairDot<KernelPath::Avx512> {
 // 6 x 16: as AVX-512 with ymm, 12 accumulators.
 template <>
 struct Int8PairDot<KernelPath::Avx2> {
-  static constexpr int mr = 6, nr = 16;
+  static constexpr int mr = 6, nr = 16, group = 2;
+  using AElem = int16_t;
   static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     __m256i t[mr][2];
 #pragma GCC unroll 6
@@ -140,7 +150,8 @@ struct Int8PairDot<KernelPath::Avx2> {
 // pmaddwd on SSE4.1.
 template <>
 struct Int8PairDot<KernelPath::V128> {
-  static constexpr int mr = 4, nr = 8;
+  static constexpr int mr = 4, nr = 8, group = 2;
+  using AElem = int16_t;
 #if defined(__aarch64__)
   static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     // Per row and group of 4 columns, the low and high products (c0p0 c0p1 c1p0 c1p1 | c2p0 ...) are summed
@@ -230,10 +241,42 @@ struct Int8PairDot<KernelPath::V128> {
 };
 #endif
 
-template <KernelPath P>
-struct Int8GemmImpl {
-  using Dot = Int8PairDot<P>;
-  static constexpr int64_t kMR = Dot::mr, kNR = Dot::nr;
+#if defined(__aarch64__)
+// 4 x 16 with Arm's dot product (SDOT): groups of four k, int8 on both sides. One 16-byte load of A holds a
+// group for each of the four rows; lane r of it meets the B columns in vdotq_laneq_s32. Compiled for the
+// dotprod extension alone; only called where the CPU has it (Int8GemmImpl<V128> below).
+struct Int8SdotDot {
+  static constexpr int mr = 4, nr = 16, group = 4;
+  using AElem = int8_t;
+  __attribute__((target("arch=armv8.2-a+dotprod"))) static void run(int64_t groups, const int8_t* a,
+                                                                    const int8_t* b, int32_t* acc, int64_t ld,
+                                                                    bool first) {
+    int32x4_t t[mr][4];
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 4; ++v) t[r][v] = first ? vdupq_n_s32(0) : vld1q_s32(acc + r * ld + 4 * v);
+    }
+    for (int64_t q = 0; q < groups; ++q, a += 4 * mr, b += 4 * nr) {
+      const int8x16_t av = vld1q_s8(a);
+      for (int v = 0; v < 4; ++v) {
+        const int8x16_t bv = vld1q_s8(b + 16 * v);
+        t[0][v] = vdotq_laneq_s32(t[0][v], bv, av, 0);
+        t[1][v] = vdotq_laneq_s32(t[1][v], bv, av, 1);
+        t[2][v] = vdotq_laneq_s32(t[2][v], bv, av, 2);
+        t[3][v] = vdotq_laneq_s32(t[3][v], bv, av, 3);
+      }
+    }
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 4; ++v) vst1q_s32(acc + r * ld + 4 * v, t[r][v]);
+    }
+  }
+};
+#endif
+
+// The product kernel over one microkernel Dot (its tile mr x nr, its group of k and its A element type).
+template <class Dot>
+struct Int8GemmCore {
+  using AElem = typename Dot::AElem;
+  static constexpr int64_t kMR = Dot::mr, kNR = Dot::nr, kG = Dot::group;
   static constexpr int64_t kMC = 48, kNC = 64, kKC = 512;
   static constexpr int64_t kStripsPerPackChunk = 4;
   static constexpr int64_t kAlign = 64;
@@ -247,7 +290,7 @@ struct Int8GemmImpl {
   static size_t packed_b_bytes(int64_t k, int64_t n) {
     if (k < 0 || n <= 0) return 0;
     const int64_t np = round_up(n, kNR);
-    return static_cast<size_t>(round_up(np * 4, kAlign) + round_up(k, 2) * np);
+    return static_cast<size_t>(round_up(np * 4, kAlign) + round_up(k, kG) * np);
   }
 
   static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
@@ -308,7 +351,11 @@ struct Int8GemmImpl {
   static size_t slot_bytes() { return static_cast<size_t>(kMC * kNC * 4); }
   static size_t packed_a_bytes(int64_t m, int64_t k) {
     const int64_t mp = round_up(m, kMR);
-    return static_cast<size_t>(round_up(mp * round_up(k, 2) * 2, kAlign) + round_up(mp * 4, kAlign));
+    return static_cast<size_t>(round_up(mp * round_up(k, kG) * static_cast<int64_t>(sizeof(AElem)), kAlign) +
+                               round_up(mp * 4, kAlign));
+  }
+  static int64_t a_panels_bytes(int64_t mp, int64_t kp) {
+    return round_up(mp * kp * static_cast<int64_t>(sizeof(AElem)), kAlign);
   }
   static int64_t pack_b_chunks(int64_t n) { return ceil_div(ceil_div(n, kNR), kStripsPerPackChunk); }
 
@@ -328,7 +375,7 @@ struct Int8GemmImpl {
   // Up to four strips of B and their column sums.
   static void pack_b_chunk(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
                            std::byte* packed, int64_t chunk) {
-    const int64_t np = round_up(n, kNR), kp = round_up(k, 2), strips = ceil_div(n, kNR);
+    const int64_t np = round_up(n, kNR), kp = round_up(k, kG), strips = ceil_div(n, kNR);
     auto* col_sum = reinterpret_cast<int32_t*>(packed);
     auto* data = reinterpret_cast<int8_t*>(packed + round_up(np * 4, kAlign));
     const int64_t end =
@@ -341,7 +388,7 @@ struct Int8GemmImpl {
         for (int64_t p = 0; p < kp; ++p) {
           const int32_t v =
               col < n && p < k ? shifted(raw(b, b_signed, p * b_row + col * b_col), b_signed) : 0;
-          strip[p / 2 * 2 * kNR + 2 * j + p % 2] = static_cast<int8_t>(v);
+          strip[p / kG * kG * kNR + kG * j + p % kG] = static_cast<int8_t>(v);
           sum += static_cast<uint32_t>(v);
         }
         col_sum[col] = static_cast<int32_t>(sum);
@@ -351,15 +398,15 @@ struct Int8GemmImpl {
 
   // Rows [block*mc, block*mc + mc) of A into their panels, and their row sums.
   static void pack_a_block(const Int8GemmArgs& args, std::byte* packed, int64_t block) {
-    const int64_t mp = round_up(args.m, kMR), kp = round_up(args.k, 2);
-    auto* panels = reinterpret_cast<int16_t*>(packed);
-    auto* row_sum = reinterpret_cast<int32_t*>(packed + round_up(mp * kp * 2, kAlign));
+    const int64_t mp = round_up(args.m, kMR), kp = round_up(args.k, kG);
+    auto* panels = reinterpret_cast<AElem*>(packed);
+    auto* row_sum = reinterpret_cast<int32_t*>(packed + a_panels_bytes(mp, kp));
     const int64_t first = block * kMC, end = first + kMC < mp ? first + kMC : mp;
     for (int64_t i = first; i < end; ++i) {
-      int16_t* dst = panels + i / kMR * kp * kMR + 2 * (i % kMR);
+      AElem* dst = panels + i / kMR * kp * kMR + kG * (i % kMR);
       uint32_t sum = 0;
       if (i >= args.m) {
-        for (int64_t p = 0; p < kp; ++p) dst[p / 2 * 2 * kMR + p % 2] = 0;
+        for (int64_t p = 0; p < kp; ++p) dst[p / kG * kG * kMR + p % kG] = 0;
       } else if (args.conv != nullptr) {
         sum = pack_conv_row(args, i, dst, kp);
       } else {
@@ -367,7 +414,7 @@ struct Int8GemmImpl {
         for (int64_t p = 0; p < kp; ++p) {
           const int32_t v =
               p < args.k ? shifted(raw(args.a, args.a_signed, base + p * args.a_col), args.a_signed) : 0;
-          dst[p / 2 * 2 * kMR + p % 2] = static_cast<int16_t>(v);
+          dst[p / kG * kG * kMR + p % kG] = static_cast<AElem>(v);
           sum += static_cast<uint32_t>(v);
         }
       }
@@ -377,7 +424,7 @@ struct Int8GemmImpl {
 
   // Row i of the im2col matrix (output pixel i), im2col fused into the packing: a tap outside the input reads
   // A's zero point.
-  static uint32_t pack_conv_row(const Int8GemmArgs& args, int64_t i, int16_t* dst, int64_t kp) {
+  static uint32_t pack_conv_row(const Int8GemmArgs& args, int64_t i, AElem* dst, int64_t kp) {
     const Int8ConvA& g = *args.conv;
     const int32_t pad = zero_shifted(args.a_zero, args.a_signed, false, 0);
     const int64_t oh = i / g.out_w, ow = i % g.out_w;
@@ -393,7 +440,7 @@ struct Int8GemmImpl {
                 ? pad
                 : shifted(raw(args.a, args.a_signed, c * plane + ih * g.in_w + iw), args.a_signed);
       }
-      dst[p / 2 * 2 * kMR + p % 2] = static_cast<int16_t>(v);
+      dst[p / kG * kG * kMR + p % kG] = static_cast<AElem>(v);
       sum += static_cast<uint32_t>(v);
     }
     return sum;
@@ -414,8 +461,8 @@ struct Int8GemmImpl {
   // One chunk: the products of tile (ti, tj) in acc (kMC x kNC, row stride kNC), then its epilogue.
   static void compute_tile(const Int8GemmArgs& args, const std::byte* a_data, const std::byte* b_data,
                            int64_t ti, int64_t tj, int32_t* acc) {
-    const int64_t mp = round_up(args.m, kMR), np = round_up(args.n, kNR), kp = round_up(args.k, 2);
-    const auto* panels = reinterpret_cast<const int16_t*>(a_data);
+    const int64_t mp = round_up(args.m, kMR), np = round_up(args.n, kNR), kp = round_up(args.k, kG);
+    const auto* panels = reinterpret_cast<const AElem*>(a_data);
     const auto* strips = reinterpret_cast<const int8_t*>(b_data + round_up(np * 4, kAlign));
     const int64_t i0 = ti * kMC, rows = mp - i0 < kMC ? mp - i0 : kMC;
     const int64_t j0 = tj * kNC, cols = np - j0 < kNC ? np - j0 : kNC;
@@ -423,16 +470,16 @@ struct Int8GemmImpl {
       for (int64_t x = 0; x < kMC * kNC; ++x) acc[x] = 0;
     }
     for (int64_t k0 = 0; k0 < kp; k0 += kKC) {
-      const int64_t pairs = (kp - k0 < kKC ? kp - k0 : kKC) / 2;
+      const int64_t groups = (kp - k0 < kKC ? kp - k0 : kKC) / kG;
       for (int64_t jj = 0; jj < cols; jj += kNR) {
         const int8_t* b_strip = strips + (j0 + jj) / kNR * kp * kNR + k0 * kNR;
         for (int64_t ii = 0; ii < rows; ii += kMR) {
-          const int16_t* a_panel = panels + (i0 + ii) / kMR * kp * kMR + k0 * kMR;
-          Dot::run(pairs, a_panel, b_strip, acc + ii * kNC + jj, kNC, k0 == 0);
+          const AElem* a_panel = panels + (i0 + ii) / kMR * kp * kMR + k0 * kMR;
+          Dot::run(groups, a_panel, b_strip, acc + ii * kNC + jj, kNC, k0 == 0);
         }
       }
     }
-    const auto* row_sum = reinterpret_cast<const int32_t*>(a_data + round_up(mp * kp * 2, kAlign));
+    const auto* row_sum = reinterpret_cast<const int32_t*>(a_data + a_panels_bytes(mp, kp));
     epilogue(args, acc, row_sum + i0, reinterpret_cast<const int32_t*>(b_data) + j0, i0, j0);
   }
 
@@ -443,6 +490,7 @@ struct Int8GemmImpl {
     const int64_t rows = args.m - i0 < kMC ? args.m - i0 : kMC;
     const int64_t cols = args.n - j0 < kNC ? args.n - j0 : kNC;
     const auto k = static_cast<uint32_t>(args.k);
+    const Int8Output output = output_of(args);
     int32_t zb[kNC];
     for (int64_t j = 0; j < cols; ++j)
       zb[j] = zero_shifted(args.b_zero, args.b_signed, args.b_zero_per_col, j0 + j);
@@ -456,75 +504,67 @@ struct Int8GemmImpl {
             static_cast<int32_t>(static_cast<uint32_t>(acc[i * kNC + j]) -
                                  za * static_cast<uint32_t>(col_sum[j]) - static_cast<uint32_t>(zb[j]) * rs);
       }
-      store_row(args, y, i0 + i, j0, cols);
+      output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
     }
   }
 
-  static float per_col(const float* values, bool per_column, int64_t j) { return values[per_column ? j : 0]; }
-
-  static void store_row(const Int8GemmArgs& args, int32_t* y, int64_t i, int64_t j0, int64_t cols) {
-    const int64_t c_base = i * args.c_row + j0 * args.c_col;
-    if (args.bias_i32 != nullptr && args.epilogue != Int8Epilogue::Float) {
-      for (int64_t j = 0; j < cols; ++j) {
-        y[j] =
-            static_cast<int32_t>(static_cast<uint32_t>(y[j]) + static_cast<uint32_t>(args.bias_i32[j0 + j]));
-      }
-    }
-    switch (args.epilogue) {
-      case Int8Epilogue::Int32: {
-        int32_t* c = static_cast<int32_t*>(args.c) + c_base;
-        for (int64_t j = 0; j < cols; ++j) c[j * args.c_col] = y[j];
-        return;
-      }
-      case Int8Epilogue::Requantize: {
-        const float lowest = args.y_signed ? -128.0f : 0.0f, highest = args.y_signed ? 127.0f : 255.0f;
-        const auto zp = static_cast<float>(args.y_zero);
-        for (int64_t j = 0; j < cols; ++j) {
-          const int32_t q = requantize(
-              static_cast<float>(y[j]) * per_col(args.mult, args.mult_per_col, j0 + j), zp, lowest, highest);
-          if (args.y_signed)
-            static_cast<int8_t*>(args.c)[c_base + j * args.c_col] = static_cast<int8_t>(q);
-          else
-            static_cast<uint8_t*>(args.c)[c_base + j * args.c_col] = static_cast<uint8_t>(q);
-        }
-        return;
-      }
-      case Int8Epilogue::Float: {
-        float* c = static_cast<float*>(args.c) + c_base;
-        for (int64_t j = 0; j < cols; ++j) {
-          float v = static_cast<float>(y[j]) * per_col(args.scale, args.scale_per_col, j0 + j);
-          if (args.bias_f32 != nullptr) v = v + args.bias_f32[j0 + j];
-          if (args.exact && v != v) v = canonical_nan();
-          c[j * args.c_col] = v;
-        }
-        return;
-      }
-    }
-  }
-
-  static float canonical_nan() {
-    const uint32_t bits = 0x7FC00000u;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-
-  // round_half_even(v) + zp clamped to [lowest, highest]; NaN gives lowest. v is bounded to +-2^20 first (far
-  // outside every 8-bit range), then (v + 1.5 * 2^23) - 1.5 * 2^23 rounds it to an integer, ties to even: the
-  // sum lies in [2^23, 2^24), where floats are the integers, and the subtraction is exact.
-  static int32_t requantize(float v, float zp, float lowest, float highest) {
-    constexpr float kBound = 1048576.0f, kRounder = 12582912.0f;
-    const bool is_nan = v != v;
-    v = v < -kBound ? -kBound : v;
-    v = v > kBound ? kBound : v;
-    v = is_nan ? 0.0f : v;
-    v = (v + kRounder) - kRounder;
-    v = v + zp;
-    v = v < lowest ? lowest : v;
-    v = v > highest ? highest : v;
-    v = is_nan ? lowest : v;
-    return static_cast<int32_t>(v);
+  static Int8Output output_of(const Int8GemmArgs& args) {
+    Int8Output out;
+    out.epilogue = args.epilogue;
+    out.c = args.c, out.c_col = args.c_col;
+    out.bias_i32 = args.bias_i32, out.bias_f32 = args.bias_f32;
+    out.mult = args.mult, out.mult_per_col = args.mult_per_col;
+    out.y_zero = args.y_zero, out.y_signed = args.y_signed;
+    out.scale = args.scale, out.scale_per_col = args.scale_per_col;
+    out.exact = args.exact;
+    return out;
   }
 };
+
+// The product kernel of a path: its pair-product microkernel.
+template <KernelPath P>
+struct Int8GemmImpl : Int8GemmCore<Int8PairDot<P>> {};
+
+#if defined(__aarch64__)
+// arm64's 128-bit path takes the dot-product kernel where the CPU has it (Linux: HWCAP_ASIMDDP), else the
+// vmlal pair kernel. The two pack differently, so the choice is made once per process and every entry
+// follows it: a weight packed at session creation is always read by the kernel it was packed for. Both give
+// the same integers, hence the same bits.
+inline bool int8_has_dotprod() {
+#if defined(__linux__) && defined(HWCAP_ASIMDDP)
+  static const bool has = (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+  return has;
+#else
+  return false;
+#endif
+}
+
+template <>
+struct Int8GemmImpl<KernelPath::V128> {
+  using Pair = Int8GemmCore<Int8PairDot<KernelPath::V128>>;
+  using Sdot = Int8GemmCore<Int8SdotDot>;
+  static size_t packed_b_bytes(int64_t k, int64_t n) {
+    return int8_has_dotprod() ? Sdot::packed_b_bytes(k, n) : Pair::packed_b_bytes(k, n);
+  }
+  static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
+    return int8_has_dotprod() ? Sdot::scratch_bytes(args, b_packed, threads)
+                              : Pair::scratch_bytes(args, b_packed, threads);
+  }
+  static void pack_b(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
+                     void* packed) {
+    if (int8_has_dotprod())
+      Sdot::pack_b(b, b_signed, b_row, b_col, k, n, packed);
+    else
+      Pair::pack_b(b, b_signed, b_row, b_col, k, n, packed);
+  }
+  static void gemm(const Int8GemmArgs& args, const Int8PackedB* packed_b, void* scratch,
+                   const ThreadContext& threads) {
+    if (int8_has_dotprod())
+      Sdot::gemm(args, packed_b, scratch, threads);
+    else
+      Pair::gemm(args, packed_b, scratch, threads);
+  }
+};
+#endif
 
 }  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE

@@ -56,7 +56,7 @@ class Int8Conv final : public OpKernel {
 
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     const TensorRef* w = ctx.input_value(in_.w);
-    if (w == nullptr) return nullptr;
+    if (w == nullptr || is_depthwise(w->shape)) return nullptr;
     const Shape& ws = w->shape;
     const int64_t n = ws[0] / attrs_.group, k = ws.count(1, ws.rank);
     return pack_int8_weight(ctx.kernels(), *w, attrs_.group, n * k, 1, k, k, n);
@@ -71,12 +71,11 @@ class Int8Conv final : public OpKernel {
     const int64_t group = attrs_.group, cin = s.in_channels / group, cout = s.out_channels / group;
     const int64_t k = w.shape.count(1, w.shape.rank), pixels = g.out_size(), plane = g.in_size();
     if (s.batch == 0 || s.out_channels == 0 || pixels == 0) return;
-    Int8ConvA geometry;
-    geometry.in_h = g.in[1], geometry.in_w = g.in[2], geometry.out_w = g.out[2];
-    geometry.kernel_h = g.kernel[1], geometry.kernel_w = g.kernel[2];
-    geometry.stride_h = g.stride[1], geometry.stride_w = g.stride[2];
-    geometry.dilation_h = g.dilation[1], geometry.dilation_w = g.dilation[2];
-    geometry.pad_top = g.pad[1], geometry.pad_left = g.pad[2];
+    const Int8ConvA geometry = conv_a(g);
+    if (is_depthwise(w.shape)) {
+      run_depthwise(run, s, geometry);
+      return;
+    }
     Int8GemmArgs args;
     args.exact = run.exact;
     args.m = pixels, args.n = cout, args.k = k;
@@ -95,7 +94,7 @@ class Int8Conv final : public OpKernel {
                                                  run.inputs[in_.y_scale], s.out_channels, mult);
       const TensorRef& y_zero = run.inputs[in_.y_zero];
       args.y_signed = y_zero.dtype == DType::I8;
-      args.y_zero = args.y_signed ? *y_zero.as<const int8_t>() : *y_zero.as<const uint8_t>();
+      args.y_zero = zero_value(y_zero);
       if (run.has_input(in_.bias)) bias = run.inputs[in_.bias].as<const int32_t>();
     }
     const auto* packed = static_cast<const PackedInt8Weight*>(run.state);
@@ -121,6 +120,52 @@ class Int8Conv final : public OpKernel {
   }
 
  private:
+  // One input channel per group and one output channel per group: the direct depthwise kernel's case.
+  bool is_depthwise(const Shape& w) const { return w.rank >= 2 && w[1] == 1 && w[0] == attrs_.group; }
+
+  static Int8ConvA conv_a(const ConvGeometry& g) {
+    Int8ConvA a;
+    a.in_h = g.in[1], a.in_w = g.in[2], a.out_w = g.out[2];
+    a.kernel_h = g.kernel[1], a.kernel_w = g.kernel[2];
+    a.stride_h = g.stride[1], a.stride_w = g.stride[2];
+    a.dilation_h = g.dilation[1], a.dilation_w = g.dilation[2];
+    a.pad_top = g.pad[1], a.pad_left = g.pad[2];
+    return a;
+  }
+
+  static int32_t zero_value(const TensorRef& zero) {
+    return zero.dtype == DType::I8 ? *zero.as<const int8_t>() : *zero.as<const uint8_t>();
+  }
+
+  void run_depthwise(const OpRun& run, const ConvShapes& s, const Int8ConvA& geometry) const {
+    const TensorRef& x = run.inputs[in_.x];
+    const TensorRef& w = run.inputs[in_.w];
+    Int8DepthwiseArgs args;
+    args.exact = run.exact;
+    args.planes = s.batch * s.out_channels, args.channels = s.out_channels, args.out_h = s.geometry.out[1];
+    args.geometry = geometry;
+    args.x = x.data, args.x_signed = x.dtype == DType::I8;
+    if (run.has_input(in_.x_zero)) args.x_zero = run.inputs[in_.x_zero].data;
+    args.w = w.data, args.w_signed = w.dtype == DType::I8;
+    if (run.has_input(in_.w_zero)) {
+      args.w_zero = run.inputs[in_.w_zero].data;
+      args.w_zero_per_channel = run.inputs[in_.w_zero].shape.count() > 1;
+    }
+    args.y = run.outputs[0].data;
+    if (kind_ == ConvKind::QLinear) {
+      args.epilogue = Int8Epilogue::Requantize;
+      float* mult = run.scratch->allocate_array<float>(static_cast<size_t>(s.out_channels));
+      args.mult_per_channel = requantize_multipliers(run.inputs[in_.x_scale], run.inputs[in_.w_scale],
+                                                     run.inputs[in_.y_scale], s.out_channels, mult);
+      args.mult = mult;
+      args.y_signed = run.inputs[in_.y_zero].dtype == DType::I8;
+      args.y_zero = zero_value(run.inputs[in_.y_zero]);
+      if (run.has_input(in_.bias)) args.bias_i32 = run.inputs[in_.bias].as<const int32_t>();
+    }
+    const size_t bytes = run.kernels->int8_depthwise_scratch_bytes(args, run.threads);
+    run.kernels->int8_depthwise(args, bytes == 0 ? nullptr : run.scratch->allocate(bytes), run.threads);
+  }
+
   ConvKind kind_;
   Inputs in_;
   ConvAttrs attrs_;

@@ -2,7 +2,8 @@
 // with groups, strides, dilations, pads and auto_pad (ops-conv.md), one int8 product per image and group with
 // im2col fused into the packing of A (the output pixels are A's rows, the group's output channels B's
 // columns, written straight into NCHW through the output strides), and the weights packed per group once per
-// plan when constant.
+// plan when constant. A depthwise convolution (one input and one output channel per group) runs the direct
+// depthwise kernel instead, which needs no packing.
 #pragma once
 
 #include <memory>
