@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-target golden hashes: computes the exact-mode hash lines on every row this machine can run and compares each
 # row with testdata/golden-exact.txt. Rows: native scalar/v128/avx2/avx512 at 1 and 2 threads, arm64 scalar and
-# NEON under qemu, wasm scalar and v128 in Node, wasm v128 in headless Chromium.
+# NEON (with and without the dot product) under qemu, wasm scalar and v128 in Node, wasm v128 in headless Chromium.
 #   tools/golden.sh            check every row (builds must exist: tools/test.sh makes them)
 #   tools/golden.sh --print    print the lines of the native scalar row (the file's content, for review)
 set -uo pipefail
@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 golden=testdata/golden-exact.txt
 # The sample models and one graph per operator family (tools/models/make_golden_models.py).
 models=(examples/models/classifier examples/models/scorer examples/models/wide
-  testdata/golden-models/elementwise testdata/golden-models/shape testdata/golden-models/norms)
+  testdata/golden-models/elementwise testdata/golden-models/shape testdata/golden-models/norms
+  testdata/golden-models/int8)
 # The real models of tools/real-models.tsv, on the inputs tools/oracle/real-models.mjs recorded (both in the cache).
 # A model recorded on several cases (docs/models.md) gives lines model/<name>/<case>/<output>, each case run alone
 # on its recorded inputs (a chained case on the state ONNX Runtime returned for the case before it).
@@ -51,6 +52,9 @@ lines() {
         sed "s|^|model/$m/${c:+$c/}|" || return 1
     done
   done
+  # The WHG1 integer graphs (docs/wai-ops.md): one hash per output of each decode; kernels and threads do not
+  # apply to them, so every row must give the same lines by construction.
+  "$@" wai run testdata/wai/golden.jsonl --hash || return 1
 }
 
 native_cli=(build/native/onemodel)
@@ -94,6 +98,8 @@ for path in scalar v128 avx2 avx512; do
   for threads in 1 2; do check_row "native-$path-t$threads" lines $path $threads "${native_cli[@]}"; done
 done
 for path in scalar v128; do check_row "arm64-$path (qemu)" lines $path 1 "${arm64_cli[@]}"; done
+# qemu's default CPU has the dot product, so the row above runs the int8 SDOT kernel; this one the NEON pair kernel.
+check_row "arm64-v128-no-dotprod (qemu cortex-a57)" lines v128 1 env QEMU_CPU=cortex-a57 "${arm64_cli[@]}"
 for path in scalar v128; do check_row "wasm-node-$path" lines $path 1 "${wasm_cli[@]}"; done
 check_row "wasm-chromium-v128" node js-tests/browser/golden-chromium.mjs
 

@@ -205,3 +205,45 @@ export declare namespace ctc {
     readonly logAdd: (a: number, b: number) => number;
   };
 }
+
+/** wai-ops/1 integer graphs (docs/wai-ops.md). Elements are int64: the reference profile acc64 allows any int64. */
+export namespace wai {
+  type Refusal = 'model_mismatch' | 'too_large' | 'field_range' | 'geometry_mismatch';
+  /** A tensor [C, H, W] in CHW order. */
+  interface IntTensor {
+    shape: [number, number, number];
+    data: BigInt64Array;
+  }
+  interface IntTensorInput {
+    shape: [number, number, number];
+    data: BigInt64Array | Int32Array | Array<number | bigint>;
+  }
+  type RunResult =
+    | { ok: true; outputs: IntTensor[] }
+    | { ok: false; refusal: Refusal; message: string };
+  /** The state inputs a sequence carries; a new State starts a new sequence. */
+  class State {
+    readonly started: boolean;
+    readonly tensors: IntTensor[];
+  }
+  class Graph {
+    /** Throws OneModelError (category 'RefusalError', kind the refusal code, loadStep 1..8) for a refused graph. */
+    static load(
+      source: Uint8Array | ArrayBuffer | ArrayBufferView | string | URL,
+      options?: { profile?: 'acc64' | 'acc32' | 'none' },
+    ): Promise<Graph>;
+    readonly dataInputs: number;
+    readonly stateInputs: number;
+    readonly scalars: number;
+    readonly outputs: number;
+    /** The bounds certificate: its canonical JSON text and the profile verdicts. */
+    certify(): { json: string; acc64: boolean; acc32: boolean; npu: boolean };
+    release(): void;
+  }
+  class IntSession {
+    constructor(graph: Graph);
+    /** One decode; `state` changes only when the decode completes. */
+    run(inputs: IntTensorInput[], scalars?: BigInt64Array | Int32Array | Array<number | bigint>, state?: State): RunResult;
+    release(): void;
+  }
+}

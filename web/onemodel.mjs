@@ -148,7 +148,8 @@ async function readSource(source) {
   if (IN_NODE && !/^https?:/i.test(text)) {
     const { readFile } = await import('node:fs/promises');
     try {
-      return new Uint8Array(await readFile(source instanceof URL || text.startsWith('file:') ? new URL(text) : text));
+      const file = await readFile(source instanceof URL || text.startsWith('file:') ? new URL(text) : text);
+      return new Uint8Array(file.buffer, file.byteOffset, file.byteLength); // a view: the bindings copy it once
     } catch (error) {
       throw ioError(text, error.message);
     }
@@ -389,3 +390,101 @@ export async function convertToOneModel(source) {
 
 // CTC decoding (greedy and prefix beam search) in plain JavaScript, bit-identical to the C++ (docs/ctc.md).
 export * as ctc from './ctc.mjs';
+
+// wai-ops/1 integer graphs (docs/wai-ops.md): WHG1 graphs of exact integer operators. Tensor elements are
+// BigInt64Array: a tensor of the reference profile acc64 holds any int64 (wai-ops/1 §3, §7.1), which neither
+// Int32Array nor a Number can. Inputs may also be Int32Array or arrays of numbers/bigints.
+const WAI_HANDLE = Symbol('wai handle');
+
+function int64Array(values, what) {
+  if (values instanceof BigInt64Array) return values;
+  if (values instanceof Int32Array || Array.isArray(values)) return BigInt64Array.from(values, (v) => BigInt(v));
+  throw new TypeError(`${what}: expected a BigInt64Array, an Int32Array or an array of integers`);
+}
+
+function waiTensorIn(tensor, what) {
+  const shape = tensor?.shape;
+  if (!Array.isArray(shape) || shape.length !== 3 || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
+    throw new TypeError(`${what}: shape must be [C, H, W] of non-negative integers`);
+  }
+  return { shape, bytes: byteView(int64Array(tensor.data, what)) };
+}
+
+function waiTensorOut({ shape, bytes }) {
+  return { shape, data: new BigInt64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8) };
+}
+
+// What a sequence of decodes carries (the state inputs after the last completed decode); a new State starts a
+// new sequence.
+class WaiState {
+  started = false;
+  tensors = [];
+}
+
+class WaiGraph {
+  #handle;
+
+  // Runs the load checks against options.profile ('acc64' by default, 'acc32', or 'none' to check no profile); a
+  // refused graph throws OneModelError with category 'RefusalError', kind the refusal code ('model_mismatch',
+  // 'too_large') and loadStep the failed check (1..8).
+  static async load(source, { profile = 'acc64' } = {}) {
+    if (!['acc64', 'acc32', 'none'].includes(profile)) throw new TypeError(`unknown profile ${profile}`);
+    const [module, bytes] = await Promise.all([wasmModule(), readSource(source)]);
+    const result = module.waiLoad(bytes, profile);
+    if (result.error) throw Object.assign(new OneModelError(result.error), { loadStep: result.error.loadStep });
+    return new WaiGraph(CONSTRUCT, result.value);
+  }
+
+  constructor(token, handle) {
+    if (token !== CONSTRUCT) throw new TypeError('use wai.Graph.load() to make a Graph');
+    this.#handle = handle;
+    Object.assign(this, unwrap(handle.info()));
+  }
+
+  // The bounds certificate (wai-ops/1 §8.5): {json: its canonical JSON text, acc64, acc32, npu: the verdicts}.
+  certify() {
+    return unwrap(this.#handle.certificate());
+  }
+
+  [WAI_HANDLE]() {
+    return this.#handle.clone();
+  }
+
+  release() {
+    this.#handle.delete();
+  }
+}
+
+class IntSession {
+  #handle;
+
+  constructor(graph) {
+    if (!(graph instanceof WaiGraph)) throw new TypeError('IntSession takes a wai.Graph');
+    this.#handle = graph[WAI_HANDLE]();
+  }
+
+  // One decode: inputs are the data inputs [{shape: [C, H, W], data}] in input-table order, scalars the
+  // scalar values in table order. Returns {ok: true, outputs: [{shape, data: BigInt64Array}]} or
+  // {ok: false, refusal, message}; `state` is updated only when the decode completes.
+  run(inputs, scalars = [], state = new WaiState()) {
+    if (!Array.isArray(inputs)) throw new TypeError('IntSession.run: inputs must be an array of tensors');
+    const carried = { started: state.started, tensors: state.tensors.map((t) => waiTensorIn(t, 'state')) };
+    const result = unwrap(
+      this.#handle.run(
+        inputs.map((t, i) => waiTensorIn(t, `input ${i}`)),
+        byteView(int64Array(scalars, 'scalars')),
+        carried,
+      ),
+    );
+    if (result.refusal !== 'ok') return { ok: false, refusal: result.refusal, message: result.message };
+    state.started = true;
+    state.tensors = result.state.map(waiTensorOut);
+    return { ok: true, outputs: result.outputs.map(waiTensorOut) };
+  }
+
+  release() {
+    this.#handle.delete();
+  }
+}
+
+export const wai = Object.freeze({ Graph: WaiGraph, IntSession, State: WaiState });

@@ -1,9 +1,11 @@
 // The wasm-in-Chromium row of the golden hashes (tools/golden.sh): the kernel lines and the sample models' exact
-// output hashes, in the same order and format as `onemodel golden-kernels` + `onemodel run --mode exact --hash`.
-import { Session, goldenKernelLines } from 'onemodel';
+// output hashes, in the same order and format as `onemodel golden-kernels` + `onemodel run --mode exact --hash`,
+// then the WHG1 graphs' lines of `onemodel wai run testdata/wai/golden.jsonl --hash`.
+import { Session, goldenKernelLines, wai } from 'onemodel';
 import { exactHashLines } from '../helpers/generated-input.mjs';
 import { hashLines } from '../helpers/hash.mjs';
 import { npyTensor } from '../helpers/npy.mjs';
+import { goldenLines as waiGoldenLines } from '../helpers/wai-vectors.mjs';
 
 // realModels: [{ name, model: url, inputs: [{ name, url }] }] — the real models with their recorded inputs, one
 // entry per recorded case (name <model>/<case> for a model recorded on several).
@@ -25,4 +27,6 @@ export default async function run(post, { kernels = 'v128', realModels = [] } = 
     for (const line of await hashLines(await session.run(feeds), session.outputNames)) post(`model/${real.name}/${line}`);
     session.release();
   }
+  const whg1 = await (await fetch('/testdata/wai/golden.jsonl')).text();
+  for (const line of await waiGoldenLines(wai, whg1)) post(line);
 }

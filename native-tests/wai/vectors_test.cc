@@ -1,6 +1,8 @@
 // Every line of every vector file under testdata/wai/ (written by tools/wai/reference.py, an independent
-// big-integer Python reference): the graph loads or is refused with the recorded code, and each decode of the
-// sequence gives the recorded outputs or refusal, with state carried only across completed decodes.
+// big-integer Python reference): the graph loads or is refused with the recorded code under both profiles,
+// its verdict gives the recorded profiles, and each decode of the sequence gives the recorded outputs or
+// refusal, with state carried only across completed decodes and every intermediate inside its certified
+// interval.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -46,16 +48,25 @@ size_t check_vector(const json& v) {
   const std::vector<uint8_t> bytes = from_hex(v.at("graph"));
   const std::string load = v.at("load");
   if (load != "ok") {
-    try {
-      Graph::load(bytes);
-      ADD_FAILURE() << "loaded, expected " << load;
-    } catch (const RefusalError& e) {
-      EXPECT_EQ(to_string(e.code()), load) << e.what();
+    for (Profile profile : {Profile::Acc64, Profile::Acc32}) {
+      try {
+        Graph::load(bytes, profile);
+        ADD_FAILURE() << "loaded, expected " << load;
+      } catch (const RefusalError& e) {
+        EXPECT_EQ(to_string(e.code()), load) << e.what();
+      }
     }
     EXPECT_TRUE(v.at("decodes").empty());
     return 0;
   }
-  const IntSession session(Graph::load(bytes));
+  // "profiles" lists exactly the profiles the graph's verdict meets (§14.1); the decodes run in the debug
+  // mode that checks every intermediate against its certified interval (§8).
+  const Graph graph = Graph::load(bytes);
+  std::vector<std::string> profiles;
+  if (graph.certify().acc32) profiles.push_back("acc32");
+  profiles.push_back("acc64");
+  EXPECT_EQ(v.at("profiles").get<std::vector<std::string>>(), profiles);
+  const IntSession session(graph, SessionOptions{.check_bounds = true});
   State state;
   size_t k = 0;
   for (const json& d : v.at("decodes")) {

@@ -17,6 +17,17 @@ __extension__ typedef unsigned __int128 u128;
 
 struct WidthOverflow {};
 
+// Sees every named intermediate (§5, the keys of Table 8.5-A) as the interpreter forms it: IntSession's debug
+// mode checks each against its certified interval (§8).
+class IntermediateObserver {
+ public:
+  virtual ~IntermediateObserver();
+  virtual void seen(const char* key, i128 value) = 0;
+};
+inline void note(IntermediateObserver* observer, const char* key, i128 value) {
+  if (observer) observer->seen(key, value);
+}
+
 inline i128 add(i128 a, i128 b) {
   i128 r;
   if (__builtin_add_overflow(a, b, &r)) throw WidthOverflow{};
@@ -84,14 +95,18 @@ inline u128 isqrt(u128 n) {
   }
 }
 
-// exp_neg_q16(x) for x <= 0 (§2).
-inline int64_t exp_neg_q16(i128 x) {
+// exp_neg_q16(x) for x <= 0 (§2). The observer sees exp.negx, exp.nl, exp.t2 and exp.c, formed whatever n is.
+inline int64_t exp_neg_q16(i128 x, IntermediateObserver* observer = nullptr) {
   const i128 u = -x;
   const i128 n = u / 45426;
-  if (n >= 63) return 0;
+  note(observer, "exp.negx", u);
+  note(observer, "exp.nl", 45426 * n);
   const i128 r = x + 45426 * n;
   const i128 t = r + 88670;
+  note(observer, "exp.t2", t * t);
   const i128 q = (t * t) >> 16;
+  note(observer, "exp.c", 23495 * q);
+  if (n >= 63) return 0;
   const i128 y = ((23495 * q) >> 16) + 22544;
   return int64_t(y >> int(n));
 }

@@ -7,7 +7,17 @@
 #include "wai/arith.h"
 
 namespace onemodel::wai {
+
+IntermediateObserver::~IntermediateObserver() = default;
+
 namespace {
+
+// The debug observer of the eval_node call running on this thread (null outside debug mode).
+thread_local IntermediateObserver* t_observer = nullptr;
+
+void seen(const char* key, i128 value) {
+  note(t_observer, key, value);
+}
 
 // Element (c, y, x) of a CHW tensor.
 struct View {
@@ -28,8 +38,16 @@ struct MutView {
 // rq_o(v) of §5.1.
 int64_t rq(const Rq& q, size_t o, i128 v) {
   const i128 t = add(v, q.pre_at(o));
+  seen("rq.t", t);
   const i128 p = mul(t, q.mult_at(o));
-  return to_tensor(add(round_shift(p, q.shift_at(o), q.round), q.post_at(o)));
+  seen("rq.p", p);
+  const int s = q.shift_at(o);
+  if (t_observer && q.round != Round::Floor && s >= 1) seen("rq.p", add(p, i128(1) << (s - 1)));
+  const i128 r = round_shift(p, s, q.round);
+  seen("rq.q", r);
+  const i128 y = add(r, q.post_at(o));
+  seen("rq.y", y);
+  return to_tensor(y);
 }
 
 void conv(const Node& n, const IntTensor& x, IntTensor& y) {
@@ -49,7 +67,9 @@ void conv(const Node& n, const IntTensor& x, IntTensor& y) {
               const int64_t ix = ox * n.sw + j - n.pw;
               if (ix < 0 || ix >= in.W()) continue;
               const int64_t w = n.weights[size_t(((o * cg + ci) * n.kh + i) * n.kw + j)];
+              seen("conv.term", i128(w) * in(g * cg + ci, iy, ix));
               acc = add(acc, i128(w) * in(g * cg + ci, iy, ix));
+              seen("conv.acc", acc);
             }
           }
         out(o, oy, ox) = rq(n.rq, size_t(o), acc);
@@ -73,7 +93,9 @@ void conv_transpose(const Node& n, const IntTensor& x, IntTensor& y) {
               const int64_t tx = ox + n.pw - j;
               if (tx < 0 || tx % n.sw != 0 || tx / n.sw >= in.W()) continue;
               const int64_t w = n.weights[size_t(((ci * n.cout + o) * n.kh + i) * n.kw + j)];
+              seen("convT.term", i128(w) * in(ci, ty / n.sh, tx / n.sw));
               acc = add(acc, i128(w) * in(ci, ty / n.sh, tx / n.sw));
+              seen("convT.acc", acc);
             }
           }
         out(o, oy, ox) = rq(n.rq, size_t(o), acc);
@@ -91,11 +113,23 @@ void igdn(const Node& n, const IntTensor& x, IntTensor& y) {
   const size_t C = size_t(x.shape[0]), plane = size_t(x.shape[1] * x.shape[2]);
   std::vector<i128> sq(C);
   for (size_t p = 0; p < plane; ++p) {
-    for (size_t j = 0; j < C; ++j) sq[j] = i128(x.data[j * plane + p]) * x.data[j * plane + p];
+    for (size_t j = 0; j < C; ++j) {
+      sq[j] = i128(x.data[j * plane + p]) * x.data[j * plane + p];
+      seen("igdn.x2", sq[j]);
+    }
     for (size_t i = 0; i < C; ++i) {
       i128 N = n.beta[i];
-      for (size_t j = 0; j < C; ++j) N = add(N, floor_shift(mul(n.gamma[i * C + j], sq[j]), int(n.gf)));
+      seen("igdn.N", N);
+      for (size_t j = 0; j < C; ++j) {
+        const i128 gx2 = mul(n.gamma[i * C + j], sq[j]);
+        seen("igdn.gx2", gx2);
+        seen("igdn.term", floor_shift(gx2, int(n.gf)));
+        N = add(N, floor_shift(gx2, int(n.gf)));
+        seen("igdn.N", N);
+      }
       const i128 r = i128(isqrt(u128(std::max<i128>(N, 0))));
+      seen("igdn.r", r);
+      seen("igdn.xr", mul(x.data[i * plane + p], r));
       y.data[i * plane + p] = to_tensor(floor_shift(mul(x.data[i * plane + p], r), int(n.frac)));
     }
   }
@@ -107,17 +141,30 @@ void layernorm_c(const Node& n, const IntTensor& x, IntTensor& y) {
   std::vector<i128> d(static_cast<size_t>(C));
   for (size_t p = 0; p < plane; ++p) {
     i128 S = 0;
-    for (int64_t c = 0; c < C; ++c) S = add(S, x.data[size_t(c) * plane + p]);
+    for (int64_t c = 0; c < C; ++c) {
+      S = add(S, x.data[size_t(c) * plane + p]);
+      seen("ln.S", S);
+    }
     const i128 M = add(S, i128(C / 2) * (S > 0 ? 1 : S < 0 ? -1 : 0));
+    seen("ln.m", M);
     const i128 mean = M / C;  // C++ division truncates, as trunc(M / C) asks
     i128 T = 0;
     for (int64_t c = 0; c < C; ++c) {
       d[size_t(c)] = sub(x.data[size_t(c) * plane + p], mean);
+      seen("ln.d", d[size_t(c)]);
       T = add(T, mul(d[size_t(c)], d[size_t(c)]));
+      seen("ln.T", T);
     }
-    const i128 k = rsqrt_q16(u128(add(T / C, i128(n.eps))));
+    const i128 U = add(T / C, i128(n.eps));
+    seen("ln.v", U);
+    seen("rsq.num", i128(1) << 32);
+    const i128 k = rsqrt_q16(u128(U));
+    seen("ln.k", k);
     for (int64_t c = 0; c < C; ++c) {
+      seen("ln.dk", mul(d[size_t(c)], k));
       const i128 nc = floor_shift(mul(d[size_t(c)], k), 16);
+      seen("ln.n", nc);
+      seen("ln.ng", mul(nc, n.gamma[size_t(c)]));
       y.data[size_t(c) * plane + p] =
           to_tensor(add(floor_shift(mul(nc, n.gamma[size_t(c)]), 16), n.beta[size_t(c)]));
     }
@@ -129,9 +176,17 @@ void l2norm(const Node& n, const IntTensor& x, IntTensor& y) {
   for (size_t c = 0; c < size_t(x.shape[0]); ++c) {
     const int64_t* v = x.data.data() + c * plane;
     i128 T = n.eps;
-    for (size_t p = 0; p < plane; ++p) T = add(T, i128(v[p]) * v[p]);
+    for (size_t p = 0; p < plane; ++p) {
+      T = add(T, i128(v[p]) * v[p]);
+      seen("l2.T", T);
+    }
+    seen("rsq.num", i128(1) << 32);
     const i128 k = rsqrt_q16(u128(T));
-    for (size_t p = 0; p < plane; ++p) y.data[c * plane + p] = to_tensor(floor_shift(mul(v[p], k), 16));
+    seen("l2.k", k);
+    for (size_t p = 0; p < plane; ++p) {
+      seen("l2.vk", mul(v[p], k));
+      y.data[c * plane + p] = to_tensor(floor_shift(mul(v[p], k), 16));
+    }
   }
 }
 
@@ -142,20 +197,33 @@ void softmax(const IntTensor& x, IntTensor& y) {
     const int64_t* v = x.data.data() + row * W;
     const int64_t m = *std::max_element(v, v + W);
     i128 sum = 0;
-    for (size_t i = 0; i < W; ++i) sum = add(sum, e[i] = exp_neg_q16(i128(v[i]) - m));
-    for (size_t i = 0; i < W; ++i) y.data[row * W + i] = to_tensor((e[i] * 65536 + sum / 2) / sum);
+    for (size_t i = 0; i < W; ++i) {
+      seen("sm.diff", i128(v[i]) - m);
+      sum = add(sum, e[i] = exp_neg_q16(i128(v[i]) - m, t_observer));
+      seen("sm.sum", sum);
+    }
+    for (size_t i = 0; i < W; ++i) {
+      seen("sm.num", e[i] * 65536 + sum / 2);
+      y.data[row * W + i] = to_tensor((e[i] * 65536 + sum / 2) / sum);
+    }
   }
 }
 
 int64_t sigmoid(int64_t v) {
-  if (v >= 0) return int64_t((i128(1) << 32) / (65536 + exp_neg_q16(-i128(v))));
-  const i128 e = exp_neg_q16(v);
+  if (v >= 0) {
+    seen("sig.num", i128(1) << 32);
+    return int64_t((i128(1) << 32) / (65536 + exp_neg_q16(-i128(v), t_observer)));
+  }
+  const i128 e = exp_neg_q16(v, t_observer);
+  seen("sig.num", e * 65536);
   return int64_t(e * 65536 / (65536 + e));
 }
 
 int64_t elu(int64_t alpha, int64_t v) {
   if (v > 0) return v;
-  return to_tensor(floor_shift(mul(alpha, exp_neg_q16(v) - 65536), 16));
+  const i128 p = mul(alpha, exp_neg_q16(v, t_observer) - 65536);
+  seen("elu.p", p);
+  return to_tensor(floor_shift(p, 16));
 }
 
 // gram and apply share one loop shape: out = R(sum over `len` of a(i, k) * b(j, k), s).
@@ -167,7 +235,11 @@ void gram(const Node& n, const IntTensor& a, const IntTensor& b, IntTensor& y) {
         const int64_t* pa = a.data.data() + (g * d + i) * plane;
         const int64_t* pb = b.data.data() + (g * d + j) * plane;
         i128 acc = 0;
-        for (int64_t p = 0; p < plane; ++p) acc = add(acc, i128(pa[p]) * pb[p]);
+        for (int64_t p = 0; p < plane; ++p) {
+          seen("gram.term", i128(pa[p]) * pb[p]);
+          acc = add(acc, i128(pa[p]) * pb[p]);
+          seen("gram.acc", acc);
+        }
         y.data[size_t((g * d + i) * d + j)] = rq(n.rq, size_t(g * d + i), acc);
       }
 }
@@ -178,8 +250,13 @@ void apply(const Node& n, const IntTensor& a, const IntTensor& v, IntTensor& y) 
     for (int64_t i = 0; i < d; ++i)
       for (int64_t p = 0; p < plane; ++p) {
         i128 acc = 0;
-        for (int64_t j = 0; j < d; ++j)
-          acc = add(acc, i128(a.data[size_t((g * d + i) * d + j)]) * v.data[size_t((g * d + j) * plane + p)]);
+        for (int64_t j = 0; j < d; ++j) {
+          const i128 term =
+              i128(a.data[size_t((g * d + i) * d + j)]) * v.data[size_t((g * d + j) * plane + p)];
+          seen("apply.term", term);
+          acc = add(acc, term);
+          seen("apply.acc", acc);
+        }
         y.data[size_t((g * d + i) * plane + p)] = rq(n.rq, size_t(g * d + i), acc);
       }
 }
@@ -191,7 +268,11 @@ int64_t operand(const Operand& o, std::span<const int64_t> scalars) {
 }  // namespace
 
 void eval_node(const Node& n, std::span<const IntTensor* const> in, std::span<IntTensor* const> out,
-               std::span<const int64_t> scalars) {
+               std::span<const int64_t> scalars, IntermediateObserver* observer) {
+  struct Scope {
+    explicit Scope(IntermediateObserver* o) { t_observer = o; }
+    ~Scope() { t_observer = nullptr; }
+  } scope(observer);
   const IntTensor& x = *in[0];
   IntTensor& y = *out[0];
   const View vx{x};
@@ -207,7 +288,15 @@ void eval_node(const Node& n, std::span<const IntTensor* const> in, std::span<In
     case Op::Chscale: {
       const size_t row = size_t(scalars[n.scalar]), cin = size_t(x.shape[0]);
       return map(x, y, [&](size_t c, int64_t v) {
-        return to_tensor(round_shift(i128(v) * n.table_m[row * cin + c], n.rq.shift[0], n.rq.round));
+        const i128 p = i128(v) * n.table_m[row * cin + c];
+        const int s = n.rq.shift[0];
+        seen("rq.t", v);
+        seen("rq.p", p);
+        if (t_observer && n.rq.round != Round::Floor && s >= 1) seen("rq.p", add(p, i128(1) << (s - 1)));
+        const i128 q = round_shift(p, s, n.rq.round);
+        seen("rq.q", q);
+        seen("rq.y", q);
+        return to_tensor(q);
       });
     }
     case Op::Mul: {
@@ -215,6 +304,7 @@ void eval_node(const Node& n, std::span<const IntTensor* const> in, std::span<In
       const size_t plane = size_t(H * W);
       for (size_t i = 0; i < y.data.size(); ++i) {
         const size_t c = i / plane, cb = b.shape[0] == 1 ? 0 : c;
+        seen("mul.p", i128(x.data[i]) * b.data[cb * plane + i % plane]);
         y.data[i] = rq(n.rq, c, i128(x.data[i]) * b.data[cb * plane + i % plane]);
       }
       return;
@@ -238,7 +328,9 @@ void eval_node(const Node& n, std::span<const IntTensor* const> in, std::span<In
       return map(x, y, [](size_t, int64_t v) { return std::max<int64_t>(v, 0); });
     case Op::Leaky:
       return map(x, y, [&](size_t, int64_t v) {
-        return v >= 0 ? v : to_tensor(floor_shift(i128(v) * n.a, int(n.f)));
+        if (v >= 0) return v;
+        seen("leaky.p", i128(v) * n.a);
+        return to_tensor(floor_shift(i128(v) * n.a, int(n.f)));
       });
     case Op::Abs:
       return map(x, y, [](size_t, int64_t v) { return to_tensor(v < 0 ? -i128(v) : i128(v)); });

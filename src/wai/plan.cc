@@ -204,6 +204,11 @@ void plan_at_load(const Model& m) {
         fail(Refusal::ModelMismatch, std::string(op_name(n.op)) + " needs inputs that declare their sizes");
     return;
   }
+  plan_declared_shapes(m);
+}
+
+std::vector<Shape> plan_declared_shapes(const Model& m) {
+  auto fail = [](Refusal code, const std::string& why) { throw LoadFailure{code, 7, why}; };
   std::vector<Shape> shapes(m.tensors.size());
   for (const Input& in : m.inputs) {
     shapes[in.tensor] = {m.tensors[in.tensor].channels, in.max_h, in.max_w};
@@ -225,6 +230,7 @@ void plan_at_load(const Model& m) {
       shapes[n.out[i]] = out_shapes[i];
     }
   }
+  return shapes;
 }
 
 }  // namespace onemodel::wai

@@ -26,6 +26,10 @@ struct PlanOutcome {
 PlanOutcome plan_node(const Model& m, const Node& n, std::span<const Shape> in,
                       std::span<const int64_t> scalars, bool at_load, std::vector<Shape>& out);
 
+// Every tensor's shape planned on the inputs' declared max_h and max_w (the shape half of §10.5 step 7), for
+// a graph whose inputs declare their sizes. Throws LoadFailure.
+std::vector<Shape> plan_declared_shapes(const Model& m);
+
 // Elements of a shape, saturating.
 uint64_t elements(const Shape& s);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "wai/arith.h"
+#include "wai/certify.h"
 #include "wai/eval.h"
 #include "wai/model.h"
 #include "wai/plan.h"
@@ -21,6 +22,10 @@ std::string_view to_string(Refusal code) {
       return "field_range";
     case Refusal::GeometryMismatch:
       return "geometry_mismatch";
+    case Refusal::StreamExhausted:
+      return "stream_exhausted";
+    case Refusal::StreamNoncanonical:
+      return "stream_noncanonical";
   }
   return "?";
 }
@@ -32,14 +37,27 @@ std::string_view RefusalError::kind_name() const {
   return to_string(code_);
 }
 
-Graph Graph::load(std::span<const uint8_t> bytes) {
+Graph Graph::load(std::span<const uint8_t> bytes, Profile profile) {
   try {
     auto model = std::make_shared<Model>(parse_whg1(bytes));
     plan_at_load(*model);
-    return Graph(std::move(model));
+    auto certified = std::make_shared<detail::Certified>(certify_model(*model, bytes));
+    const Certificate& c = certified->certificate;
+    if ((profile == Profile::Acc64 && !c.acc64) || (profile == Profile::Acc32 && !c.acc32)) {
+      const CertificateFailure& f = profile == Profile::Acc64 ? *c.acc64_failure : *c.acc32_failure;
+      throw LoadFailure{Refusal::ModelMismatch, 8,
+                        std::string("the certificate does not meet ") +
+                            (profile == Profile::Acc64 ? "acc64" : "acc32") + ": " + f.where + " " +
+                            std::to_string(f.index) + " fails at " + f.key};
+    }
+    return Graph(std::move(model), std::move(certified));
   } catch (const LoadFailure& f) {
     throw RefusalError(f.code, f.step, f.message);
   }
+}
+
+const Certificate& Graph::certify() const {
+  return certified_->certificate;
 }
 
 size_t Graph::data_input_count() const {
@@ -135,6 +153,7 @@ RunResult IntSession::run(std::span<const IntTensor> inputs, std::span<const int
       }
     }
     // Step 4: evaluation, starting with the inputs' policies.
+    const Bounds& bounds = graph_.certified().bounds;
     std::vector<IntTensor> values(m.tensors.size());
     next_data = next_state = 0;
     for (size_t i = 0; i < m.inputs.size(); ++i) {
@@ -150,6 +169,8 @@ RunResult IntSession::run(std::span<const IntTensor> inputs, std::span<const int
         t.data.assign(elements(s), in.init);
       }
       apply_policy(m.tensors[in.tensor], t, "input " + std::to_string(i));
+      if (options_.check_bounds)
+        check_in_interval(bounds.tensors[in.tensor], t, "input " + std::to_string(i));
     }
     std::vector<const IntTensor*> ins;
     std::vector<IntTensor*> outs;
@@ -163,15 +184,24 @@ RunResult IntSession::run(std::span<const IntTensor> inputs, std::span<const int
         values[t].data.assign(elements(s), 0);
         outs.push_back(&values[t]);
       }
+      const std::string where = std::string(op_name(n.op)) + " #" + std::to_string(k);
+      BoundsChecker checker(bounds.nodes[k], where);
       try {
-        eval_node(n, ins, outs, scalars);
+        eval_node(n, ins, outs, scalars, options_.check_bounds ? &checker : nullptr);
       } catch (const WidthOverflow&) {
         throw Refused{Refusal::ModelMismatch,
                       std::string(op_name(n.op)) + " #" + std::to_string(k) +
                           ": a value passes its acc64 width (the bounds pass would refuse "
                           "this graph)"};
       }
-      for (uint32_t t : n.out) apply_policy(m.tensors[t], values[t], "tensor " + std::to_string(t));
+      for (size_t i = 0; i < n.out.size(); ++i) {
+        const uint32_t t = n.out[i];
+        if (options_.check_bounds)
+          check_in_interval(bounds.nodes[k].results[i], values[t], where + " result");
+        apply_policy(m.tensors[t], values[t], "tensor " + std::to_string(t));
+        if (options_.check_bounds)
+          check_in_interval(bounds.tensors[t], values[t], "tensor " + std::to_string(t));
+      }
     }
     for (uint32_t t : m.outputs) result.outputs.push_back(values[t]);
     State next{true, {}};

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "onemodel/hash.h"
 #include "onemodel/wai.h"
 
 namespace onemodel::cli {
@@ -17,8 +18,9 @@ using nlohmann::json;
 using wai::IntTensor;
 
 constexpr const char* kUsage =
-    "usage: onemodel wai run VECTORS.jsonl\n"
-    "       onemodel wai run GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n";
+    "usage: onemodel wai run VECTORS.jsonl [--hash]\n"
+    "       onemodel wai run GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n"
+    "       onemodel wai certify GRAPH.whg1\n";
 
 std::vector<uint8_t> from_hex(const std::string& hex) {
   if (hex.size() % 2 != 0) throw std::runtime_error("odd-length hex");
@@ -34,6 +36,48 @@ IntTensor tensor_of(const json& t) {
   return out;
 }
 
+// One decode of a vector, with state carried in `state`.
+wai::RunResult run_decode(const wai::IntSession& session, const json& d, wai::State& state) {
+  std::vector<IntTensor> inputs;
+  for (const json& t : d.at("inputs")) inputs.push_back(tensor_of(t));
+  std::vector<int64_t> scalars;
+  for (const json& s : d.at("scalars")) scalars.push_back(std::stoll(s.get<std::string>()));
+  return session.run(inputs, scalars, state);
+}
+
+// SHA-256 of an output as the golden rows record it: the shape, then the elements, each a little-endian i64.
+std::string int_tensor_hash(const IntTensor& t) {
+  std::vector<std::byte> bytes;
+  auto put = [&](int64_t v) {
+    for (int i = 0; i < 8; ++i) bytes.push_back(std::byte(uint64_t(v) >> (8 * i)));
+  };
+  for (int64_t d : t.shape) put(d);
+  for (int64_t v : t.data) put(v);
+  return sha256_hex(bytes);
+}
+
+// The golden lines of one vector (tools/golden.sh): "wai/<id>/<decode>/<output> <sha256>" for each output, or
+// "wai/<id>[/<decode>] refused <code>". The outputs are printed as computed, not compared with the file.
+void print_hashes(const json& v) {
+  const std::string id = "wai/" + v.at("id").get<std::string>();
+  std::optional<wai::IntSession> session;
+  try {
+    session.emplace(wai::Graph::load(from_hex(v.at("graph"))));
+  } catch (const wai::RefusalError& e) {
+    std::printf("%s refused %s\n", id.c_str(), std::string(to_string(e.code())).c_str());
+    return;
+  }
+  wai::State state;
+  size_t k = 0;
+  for (const json& d : v.at("decodes")) {
+    const std::string where = id + "/" + std::to_string(k++);
+    const wai::RunResult r = run_decode(*session, d, state);
+    if (!r.ok()) std::printf("%s refused %s\n", where.c_str(), std::string(to_string(r.refusal)).c_str());
+    for (size_t i = 0; i < r.outputs.size(); ++i)
+      std::printf("%s/%zu %s\n", where.c_str(), i, int_tensor_hash(r.outputs[i]).c_str());
+  }
+}
+
 // One vector of §14.1; returns an empty string when it is reproduced, else what differs.
 std::string check_vector(const json& v) {
   const std::string load = v.at("load");
@@ -47,11 +91,7 @@ std::string check_vector(const json& v) {
   wai::State state;
   size_t k = 0;
   for (const json& d : v.at("decodes")) {
-    std::vector<IntTensor> inputs;
-    for (const json& t : d.at("inputs")) inputs.push_back(tensor_of(t));
-    std::vector<int64_t> scalars;
-    for (const json& s : d.at("scalars")) scalars.push_back(std::stoll(s.get<std::string>()));
-    const wai::RunResult r = session->run(inputs, scalars, state);
+    const wai::RunResult r = run_decode(*session, d, state);
     const json& expect = d.at("expect");
     const std::string where = "decode " + std::to_string(k++) + ": ";
     if (expect.contains("refuse")) {
@@ -72,7 +112,7 @@ std::string check_vector(const json& v) {
   return "";
 }
 
-int run_vectors(const std::string& path) {
+int run_vectors(const std::string& path, bool hash) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
   size_t vectors = 0, failures = 0;
@@ -80,11 +120,16 @@ int run_vectors(const std::string& path) {
   while (std::getline(in, line)) {
     const json v = json::parse(line);
     if (v.contains("header")) continue;
+    if (hash) {
+      print_hashes(v);
+      continue;
+    }
     const std::string why = check_vector(v);
     std::printf("%s %s\n", v.at("id").get<std::string>().c_str(),
                 why.empty() ? "ok" : ("FAIL: " + why).c_str());
     ++vectors, failures += !why.empty();
   }
+  if (hash) return 0;
   std::printf("%zu vectors, %zu failed\n", vectors, failures);
   return failures == 0 ? 0 : 1;
 }
@@ -141,9 +186,25 @@ int run_graph(const std::vector<std::string>& args) {
   return 0;
 }
 
+// Prints the certificate's exact bytes on stdout (no newline is added: they are what §8.5 hashes) and the
+// verdict on stderr. A graph refused at load, step 8 included, propagates as RefusalError.
+int certify_graph(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const wai::Graph graph = wai::Graph::load(bytes, wai::Profile::None);
+  const wai::Certificate& c = graph.certify();
+  std::fwrite(c.bytes.data(), 1, c.bytes.size(), stdout);
+  std::fflush(stdout);
+  std::fprintf(stderr, "\nacc64 %s, acc32 %s, npu %s\n", c.acc64 ? "true" : "false",
+               c.acc32 ? "true" : "false", c.npu ? "true" : "false");
+  return 0;
+}
+
 }  // namespace
 
 int wai_main(const std::vector<std::string>& args) {
+  if (args.size() == 2 && args[0] == "certify") return certify_graph(args[1]);
   if (args.size() < 2 || args[0] != "run") {
     std::fputs(kUsage, stderr);
     return 2;
@@ -151,11 +212,12 @@ int wai_main(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   const std::string& file = rest[0];
   if (file.size() >= 6 && file.compare(file.size() - 6, 6, ".jsonl") == 0) {
-    if (rest.size() != 1) {
+    const bool hash = rest.size() == 2 && rest[1] == "--hash";
+    if (rest.size() != 1 && !hash) {
       std::fputs(kUsage, stderr);
       return 2;
     }
-    return run_vectors(file);
+    return run_vectors(file, hash);
   }
   return run_graph(rest);
 }

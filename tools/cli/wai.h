@@ -1,6 +1,6 @@
 // `onemodel wai run FILE` (docs/wai-ops.md): runs a wai-ops/1 vector file (.jsonl, the form of wai-ops/1
 // §14.1) and reports every vector, or loads one WHG1 graph and runs one decode on inputs given on the
-// command line.
+// command line. `onemodel wai certify FILE` prints a WHG1 graph's bounds certificate (§8.5).
 #pragma once
 
 #include <string>

@@ -3,13 +3,14 @@
 
 Written from the text of wai-ops/1 (§2, §4, §5, §10) with Python's unbounded integers, sharing no code with
 the C++ interpreter. It builds one-operator WHG1 graphs with its own writer, computes every decode exactly, and
-writes per-operator vector files in the JSON Lines form of §14.1 to testdata/wai/<operator>.jsonl.
+writes per-operator vector files in the JSON Lines form of §14.1 to testdata/wai/<operator>.jsonl. The stage
+operators (§5E) are in stage_reference.py; their vectors go to testdata/wai/stage/<operator>.jsonl.
 
     /usr/bin/python3 tools/wai/reference.py --seed 8 --out testdata/wai
 
 The first line of every file is a header object {"header": ...} that says how it was made; the vectors follow.
-"profiles" is ["acc64"] on every loadable vector: the generator keeps every value it forms far inside the
-acc64 widths, but no bounds pass (§8) has checked that claim yet.
+"load" and "profiles" come from the independent bounds pass of bounds.py (§8), which also writes each vector
+graph's certificate to certificates/vectors.jsonl.
 """
 
 import argparse
@@ -18,6 +19,9 @@ import os
 import random
 import struct
 import sys
+
+import bounds
+import stage_reference
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -571,7 +575,20 @@ def vector(vid, g, decodes):
         except Refuse as r:
             expect = {"refuse": r.code}
         out.append({"expect": expect, "inputs": [tensor_json(i) for i in inputs], "scalars": list(scalars)})
-    return {"decodes": out, "graph": g.encode().hex(), "id": vid, "load": "ok", "profiles": ["acc64"]}
+    # Load check 8 and the profiles come from the independent bounds pass (bounds.py, §8): a graph that fails
+    # acc64 fails acc32 too, so both profiles refuse it.
+    try:
+        CERTIFICATES[vid], verdict = bounds.certificate(g.encode())
+    except bounds.Refused:
+        return load_refusal(vid, g, "model_mismatch")
+    if not verdict["acc64"]:
+        return load_refusal(vid, g, "model_mismatch")
+    profiles = ["acc32", "acc64"] if verdict["acc32"] else ["acc64"]
+    return {"decodes": out, "graph": g.encode().hex(), "id": vid, "load": "ok", "profiles": profiles}
+
+
+# Vector id -> the certificate bytes of its graph, for every graph that reaches the bounds pass.
+CERTIFICATES = {}
 
 
 def load_refusal(vid, g, code):
@@ -978,11 +995,111 @@ def gen_graphs(rng):
     return out
 
 
+def gen_golden(rng):
+    """The golden-row graphs (tools/golden.sh hashes their outputs on every target): a few multi-operator graphs
+    of realistic size, one decode each (a sequence of four for the state graph)."""
+    out = []
+    # A small conv net: conv, leaky, grouped strided conv, igdn, conv_transpose, softmax and gram.
+    g = Graph()
+    x = g.input(3, -128, 127, max_h=20, max_w=24)
+    w1 = [rng.randint(-127, 127) for _ in range(8 * 3 * 9)]
+    rq1 = RQ(0, [14], mult=[rng.randint(1000, 3000) for _ in range(8)], m_bytes=4, mult_per_channel=True,
+             bias=[rng.randint(-99, 99) for _ in range(8)], place=2, b_bytes=4)
+    t1 = g.tensor(8, "clamp", -128, 127)
+    g.op("conv", [x], [t1], conv_params(8, 3, 3, 1, 1, 1, 1, 1, 1, rq1, w1),
+         cout=8, kh=3, kw=3, sh=1, sw=1, ph=1, pw=1, groups=1, w=w1, rq=rq1)
+    t2 = g.tensor(8)
+    g.op("leaky", [t1], [t2], le(13, 8) + struct.pack("<I", 5), a=13, f=5)
+    w3 = [rng.randint(-30000, 30000) for _ in range(16 * 4 * 9)]
+    rq3 = RQ(2, [12], bias=[rng.randint(-10**5, 10**5) for _ in range(16)], place=1, b_bytes=8)
+    t3 = g.tensor(16, "clamp", -32768, 32767)
+    g.op("conv", [t2], [t3], conv_params(16, 3, 3, 2, 2, 1, 1, 2, 2, rq3, w3),
+         cout=16, kh=3, kw=3, sh=2, sw=2, ph=1, pw=1, groups=2, w=w3, rq=rq3)
+    gamma = [rng.randint(0, 5000) for _ in range(256)]
+    beta = [rng.randint(1, 10**6) for _ in range(16)]
+    t4 = g.tensor(16)
+    g.op("igdn", [t3], [t4], igdn_params(10, 8, 4, gamma, beta), gf=10, frac=8, gamma=gamma, beta=beta)
+    w5 = [rng.randint(-2000, 2000) for _ in range(16 * 4 * 16)]
+    rq5 = RQ(1, [16])
+    t5 = g.tensor(4, "clamp", -32767, 32767)
+    g.op("conv_transpose", [t4], [t5], convt_params(4, 4, 4, 2, 2, 1, 1, 0, 0, 2, rq5, w5),
+         cout=4, kh=4, kw=4, sh=2, sw=2, ph=1, pw=1, oph=0, opw=0, w=w5, rq=rq5)
+    t6 = g.tensor(4)
+    g.op("softmax", [t5], [t6], b"")
+    rq7 = RQ(1, [20])
+    t7 = g.tensor(4)
+    g.op("gram", [t5, t5], [t7], struct.pack("<I", 2) + rq7.encode(), groups=2, rq=rq7)
+    g.outputs = [t6, t7]
+    out.append(vector("golden-convnet", g, [([rand_t(rng, (3, 20, 24), -128, 127)], [])]))
+
+    # Normalisations and scalar functions, with movement around them.
+    g = Graph()
+    x = g.input(6, -(1 << 20), 1 << 20, max_h=8, max_w=16)
+    gamma = [rng.randint(30000, 100000) for _ in range(6)]
+    beta = [rng.randint(-5000, 5000) for _ in range(6)]
+    t1 = g.tensor(6)
+    g.op("layernorm_c", [x], [t1], le(1000, 8, False) + bytes([8]) + bytes(7) +
+         b"".join(le(v, 8) for v in gamma) + b"".join(le(v, 8) for v in beta), eps=1000, gamma=gamma, beta=beta)
+    t2 = g.tensor(6)
+    g.op("sigmoid", [t1], [t2], b"")
+    t3 = g.tensor(6)
+    g.op("l2norm", [x], [t3], le(7, 8, False), eps=7)
+    t4 = g.tensor(6)
+    g.op("elu", [t3], [t4], le(65536, 8), alpha=65536)
+    t5 = g.tensor(24)
+    g.op("pixel_unshuffle", [x], [t5], struct.pack("<I", 2), r=2)
+    t6 = g.tensor(12)
+    g.op("chunk_add", [t5], [t6], b"")
+    g.outputs = [t2, t4, t6]
+    out.append(vector("golden-norms", g, [([rand_t(rng, (6, 8, 16), -(1 << 20), 1 << 20)], [])]))
+
+    # A recurrent graph: the state is the last output, carried over four decodes.
+    g = Graph()
+    x = g.input(2, -1000, 1000)
+    s = g.input(2, -5000, 5000, policy="clamp", state_src=0, init=17)
+    t1 = g.tensor(4)
+    g.op("concat", [x, s], [t1], b"")
+    w = [rng.randint(-127, 127) for _ in range(2 * 4 * 9)]
+    rq = RQ(0, [8], mult=[3], m_bytes=8)
+    t2 = g.tensor(2, "clamp", -1000, 1000)
+    g.op("conv", [t1], [t2], conv_params(2, 3, 3, 1, 1, 1, 1, 1, 1, rq, w),
+         cout=2, kh=3, kw=3, sh=1, sw=1, ph=1, pw=1, groups=1, w=w, rq=rq)
+    t3 = g.tensor(2, "check", -5000, 5000)
+    g.op("add", [t2, x], [t3], b"")
+    g.outputs = [t3]
+    out.append(vector("golden-state", g, [([rand_t(rng, (2, 6, 6), -1000, 1000)], []) for _ in range(4)]))
+    return out
+
+
+def gen_bounds(rng):
+    """Vectors whose load or profiles the bounds pass (§8) decides (§14.1 items 4 and 6): `vector` turns a graph
+    that fails acc64 or is refused at step 8 into a model_mismatch load refusal."""
+    out = []
+    # acc32 at exactly [-2^31, 2^31 - 1], and one past it (acc64 only).
+    for k, hi_b in enumerate([1 << 30, (1 << 30) + 1]):
+        g = single("add", b"", {}, [(1, -(1 << 30), (1 << 30) - 1), (1, -(1 << 30), hi_b)], 1)
+        out.append(vector(f"add-acc32-edge-{k}", g, [([((1, 1, 2), [-(1 << 30), (1 << 30) - 1]),
+                                                       ((1, 1, 2), [-(1 << 30), hi_b])], [])]))
+    assert out[0]["profiles"] == ["acc32", "acc64"] and out[1]["profiles"] == ["acc64"]
+    # sigmoid and elu on an input range that reaches -2^63: exp.negx needs 65 bits, refused at load.
+    out.append(vector("sigmoid-load-min", single("sigmoid", b"", {}, [(1, I64_MIN, 0)], 1), []))
+    out.append(vector("elu-load-min", single("elu", le(1, 8), dict(alpha=1), [(1, I64_MIN, 0)], 1), []))
+    # An rq whose q passes 64 bits (7 * 2^61) while y = q - 2^63 fits: refused at load under acc64.
+    rq = RQ(0, [0], mult=[7], m_bytes=8, bias=[I64_MIN], place=2, b_bytes=8)
+    out.append(vector("rescale-load-q65", single("rescale", rq.encode(), dict(rq=rq), [(1, 1 << 61, 1 << 61)], 1), []))
+    # A check range that no value of its producer can meet. (lut16's range refusal is in certify_test.cc: a
+    # second 128 KiB table would double lut16.jsonl.)
+    out.append(vector("relu-load-empty-check", single("relu", b"", {}, [(1, -9, 9)], 1,
+                                                      out_policy=("check", -9, -1)), []))
+    assert all(v["load"] == "model_mismatch" for v in out[2:])
+    return out
+
+
 GENERATORS = {
     "conv": gen_conv, "conv_transpose": gen_conv_transpose, "rescale": gen_rescale, "chscale": gen_chscale,
     "mul": gen_mul, "lut16": gen_lut16, "elementwise": gen_elementwise, "normalisation": gen_normalisations,
     "scalar_functions": gen_scalar_functions, "contraction": gen_contractions, "movement": gen_movement,
-    "graphs": gen_graphs,
+    "graphs": gen_graphs, "golden": gen_golden, "bounds": gen_bounds,
 }
 
 
@@ -1002,6 +1119,20 @@ def main():
     for op, vectors in sorted(files.items()):
         with open(os.path.join(args.out, f"{op}.jsonl"), "w", newline="\n") as f:
             f.write("\n".join([header] + [canonical(v) for v in vectors]) + "\n")
+    # The certificates of the vector graphs (§8.5), which native-tests/wai/certify_test.cc compares byte for byte.
+    os.makedirs(os.path.join(args.out, "certificates"), exist_ok=True)
+    with open(os.path.join(args.out, "certificates", "vectors.jsonl"), "w", newline="\n") as f:
+        f.write("\n".join(canonical({"certificate": c, "id": vid}) for vid, c in sorted(CERTIFICATES.items())) + "\n")
+    # Stage-operator vectors (§14.1), one file per operator under stage/.
+    stage_dir = os.path.join(args.out, "stage")
+    os.makedirs(stage_dir, exist_ok=True)
+    stage_header = canonical({"header": f"wai-ops/1 stage vectors written by tools/wai/reference.py --seed {args.seed}; "
+                                        "the lines after this one are stage vectors in the form of wai-ops/1 section "
+                                        "14.1"})
+    stage_files = stage_reference.generate(lambda name: random.Random(f"{args.seed}:stage:{name}"))
+    for op, vectors in sorted(stage_files.items()):
+        with open(os.path.join(stage_dir, f"{op}.jsonl"), "w", newline="\n") as f:
+            f.write("\n".join([stage_header] + [canonical(v) for v in vectors]) + "\n")
     return 0
 
 
