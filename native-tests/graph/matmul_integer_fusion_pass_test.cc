@@ -14,38 +14,6 @@ namespace {
 
 constexpr int64_t kRows = 37, kK = 70, kN = 29;
 
-// Nodes of the compiled graph (after the passes of `options`) whose model operator is `type`.
-size_t nodes_of_type(const ModelBuilder& b, const SessionOptions& options, std::string_view type) {
-  auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
-  auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
-  const CompiledGraph g(model, options);
-  size_t n = 0;
-  for (const CompiledNode& node : g.nodes()) n += node.ir->op_type == type ? 1 : 0;
-  return n;
-}
-
-Tensor int8_weights(DType type, int64_t rows, int64_t cols, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Tensor t(type, {rows, cols});
-  for (int64_t i = 0; i < rows * cols; ++i) {
-    const auto r = static_cast<int>(rng() % 256);
-    if (type == DType::U8)
-      t.data<uint8_t>()[static_cast<size_t>(i)] = static_cast<uint8_t>(r);
-    else
-      t.data<int8_t>()[static_cast<size_t>(i)] = static_cast<int8_t>(r - 128);
-  }
-  return t;
-}
-
-Tensor zero_point(DType type, int value) {
-  Tensor t(type, {});
-  if (type == DType::U8)
-    t.data<uint8_t>()[0] = static_cast<uint8_t>(value);
-  else
-    t.data<int8_t>()[0] = static_cast<int8_t>(value);
-  return t;
-}
-
 struct Variant {
   DType weight = DType::I8;
   bool per_column_scale = true;
@@ -64,12 +32,12 @@ ModelBuilder model(const Variant& v) {
   if (v.runtime_weight)
     b.input("W", v.weight, {kK, kN});
   else
-    b.initializer("W", int8_weights(v.weight, kK, kN, 11));
+    b.initializer("W", random_8bit(v.weight, {kK, kN}, 11));
   std::vector<int64_t> scale_dims = v.per_column_scale ? std::vector<int64_t>{kN} : std::vector<int64_t>{};
   if (v.matrix_scale) scale_dims = {1, kN};
   const size_t scale_count = v.per_column_scale || v.matrix_scale ? kN : 1;
   b.initializer("ws", Tensor::from(uniform_values(scale_count, 13, 0.001f, 0.02f, false), scale_dims))
-      .initializer("wz", zero_point(v.weight, v.weight == DType::U8 ? 131 : -3))
+      .initializer("wz", scalar_8bit(v.weight, v.weight == DType::U8 ? 131 : -3))
       .node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"})
       .node("Mul", {"xs", "ws"}, {"scale"})
       .node("MatMulInteger", {"xq", "W", "xz", "wz"}, {"acc"})
@@ -98,7 +66,7 @@ ModelBuilder model(const Variant& v) {
 std::vector<NamedTensor> inputs(const Variant& v) {
   std::vector<NamedTensor> in = {
       {"x", Tensor::from(uniform_values(kRows * kK, 7, -3.0f, 5.0f, false), {kRows, kK})}};
-  if (v.runtime_weight) in.push_back({"W", int8_weights(v.weight, kK, kN, 11)});
+  if (v.runtime_weight) in.push_back({"W", random_8bit(v.weight, {kK, kN}, 11)});
   return in;
 }
 
@@ -160,7 +128,7 @@ TEST(MatMulIntegerFusion, LeavesEveryBrokenPatternAsWritten) {
   // A Cast to another type.
   ModelBuilder to_double(13);
   to_double.input("a", DType::U8, {4, 5})
-      .initializer("W", int8_weights(DType::U8, 5, 3, 2))
+      .initializer("W", random_8bit(DType::U8, {5, 3}, 2))
       .initializer("s", Tensor::from(std::vector<double>{0.5}, {}))
       .node("MatMulInteger", {"a", "W"}, {"acc"})
       .node("Cast", {"acc"}, {"accd"}, {Attr::i("to", 11)})

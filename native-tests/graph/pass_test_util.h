@@ -1,11 +1,13 @@
-// Helpers for the tests of single graph passes: options at a level, the node count left after the passes,
-// seeded inputs, and the "same bits as the unfused graph on every path and thread count" check.
+// Helpers for the tests of single graph passes: options at a level, the node counts left after the passes,
+// seeded inputs (float and 8-bit), and the "same bits as the unfused graph on every path and thread count"
+// check.
 #pragma once
 
 #include <cmath>
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/compiled_graph.h"
@@ -23,6 +25,40 @@ inline size_t nodes_after_passes(const ModelBuilder& b, const SessionOptions& op
   auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
   auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
   return CompiledGraph(model, options).nodes().size();
+}
+
+// Nodes of the compiled graph (after the passes of `options`) whose model operator is `type`.
+inline size_t nodes_of_type(const ModelBuilder& b, const SessionOptions& options, std::string_view type) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
+  auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
+  const CompiledGraph g(model, options);
+  size_t n = 0;
+  for (const CompiledNode& node : g.nodes()) n += node.ir->op_type == type ? 1 : 0;
+  return n;
+}
+
+// A uint8 or int8 scalar.
+inline Tensor scalar_8bit(DType type, int value) {
+  Tensor t(type, {});
+  if (type == DType::U8)
+    t.data<uint8_t>()[0] = static_cast<uint8_t>(value);
+  else
+    t.data<int8_t>()[0] = static_cast<int8_t>(value);
+  return t;
+}
+
+// Seeded uint8 or int8 values over the type's whole range.
+inline Tensor random_8bit(DType type, std::vector<int64_t> dims, uint32_t seed) {
+  Tensor t(type, std::move(dims));
+  std::mt19937 rng(seed);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const auto r = static_cast<int>(rng() % 256);
+    if (type == DType::U8)
+      t.data<uint8_t>()[static_cast<size_t>(i)] = static_cast<uint8_t>(r);
+    else
+      t.data<int8_t>()[static_cast<size_t>(i)] = static_cast<int8_t>(r - 128);
+  }
+  return t;
 }
 
 // Uniform in [lo, hi); with `specials`, a NaN, +-inf and -0 at fixed places.

@@ -16,37 +16,6 @@ namespace {
 
 constexpr float kXScale = 0.05f, kYScale = 0.2f;
 
-size_t nodes_of_type(const ModelBuilder& b, const SessionOptions& options, std::string_view type) {
-  auto bytes = std::make_shared<std::vector<std::byte>>(b.bytes());
-  auto model = std::make_shared<const ir::Model>(onnx::import_model(*bytes, bytes));
-  const CompiledGraph g(model, options);
-  size_t n = 0;
-  for (const CompiledNode& node : g.nodes()) n += node.ir->op_type == type ? 1 : 0;
-  return n;
-}
-
-Tensor scalar_of(DType type, int value) {
-  Tensor t(type, {});
-  if (type == DType::U8)
-    t.data<uint8_t>()[0] = static_cast<uint8_t>(value);
-  else
-    t.data<int8_t>()[0] = static_cast<int8_t>(value);
-  return t;
-}
-
-Tensor random_8bit(DType type, std::vector<int64_t> dims, uint32_t seed) {
-  Tensor t(type, std::move(dims));
-  std::mt19937 rng(seed);
-  for (int64_t i = 0; i < t.size(); ++i) {
-    const auto r = static_cast<int>(rng() % 256);
-    if (type == DType::U8)
-      t.data<uint8_t>()[static_cast<size_t>(i)] = static_cast<uint8_t>(r);
-    else
-      t.data<int8_t>()[static_cast<size_t>(i)] = static_cast<int8_t>(r - 128);
-  }
-  return t;
-}
-
 struct Pattern {
   bool gemm = false;
   bool trans_b = false;
@@ -90,15 +59,15 @@ ModelBuilder model(const Pattern& p) {
     const int64_t n = p.gemm ? kDepth : kChannels;
     Tensor xz(p.act, {n});
     for (int64_t i = 0; i < n; ++i)
-      std::memcpy(static_cast<std::byte*>(xz.raw()) + i, scalar_of(p.act, act_zero).raw(), 1);
+      std::memcpy(static_cast<std::byte*>(xz.raw()) + i, scalar_8bit(p.act, act_zero).raw(), 1);
     b.initializer("xs", Tensor::from(std::vector<float>(static_cast<size_t>(n), kXScale), {n}))
         .initializer("xz", xz);
   } else {
     b.initializer("xs", Tensor::from(std::vector<float>{kXScale}, {}))
-        .initializer("xz", scalar_of(p.act, act_zero));
+        .initializer("xz", scalar_8bit(p.act, act_zero));
   }
   b.initializer("ys", Tensor::from(std::vector<float>{kYScale}, {}))
-      .initializer("yz", scalar_of(p.act, p.act == DType::U8 ? 128 : 0));
+      .initializer("yz", scalar_8bit(p.act, p.act == DType::U8 ? 128 : 0));
   std::vector<float> w_scales =
       uniform_values(p.per_channel ? static_cast<size_t>(channels) : 1, 5, 0.002f, 0.01f, false);
   const std::vector<int64_t> s_dims = p.per_channel ? std::vector<int64_t>{channels} : std::vector<int64_t>{};

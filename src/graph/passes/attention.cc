@@ -16,19 +16,7 @@ namespace onemodel::passes {
 namespace {
 
 bool is_op(const CompiledNode& n, std::string_view type, size_t inputs) {
-  return (n.ir->domain.empty() || n.ir->domain == "ai.onnx") && n.ir->op_type == type &&
-         n.inputs.size() == inputs && n.outputs.size() == 1;
-}
-
-// Value id -> index of the node that computes it, or -1.
-std::vector<int32_t> producers(const PassGraph& g) {
-  std::vector<int32_t> out(g.values().size(), -1);
-  for (size_t n = 0; n < g.nodes().size(); ++n) {
-    for (int32_t o : g.nodes()[n].outputs) {
-      if (o >= 0) out[static_cast<size_t>(o)] = static_cast<int32_t>(n);
-    }
-  }
-  return out;
+  return is_onnx_op(n, type) && n.inputs.size() == inputs && n.outputs.size() == 1;
 }
 
 // The node computing v when v's only reader is `reader` and the node has the given type; else nullptr.
@@ -164,7 +152,7 @@ void attention(PassGraph& g) {
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     if (g.nodes()[n].ir->op_type != "Softmax") continue;
     // A fusion erases a node after the Softmax, so the producer table is built afresh for each match.
-    fuse_at(g, producers(g), static_cast<int32_t>(n));
+    fuse_at(g, g.producers(), static_cast<int32_t>(n));
   }
 }
 

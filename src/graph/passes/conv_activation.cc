@@ -11,16 +11,12 @@ namespace {
 
 constexpr size_t kConvInputs = 3;  // X, W, B: the activation's extra inputs follow them in the fused node
 
-bool plain_domain(const CompiledNode& n) {
-  return n.ir->domain.empty() || n.ir->domain == "ai.onnx";
-}
-
 }  // namespace
 
 void conv_activation(PassGraph& g) {
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     CompiledNode& conv = g.nodes()[n];
-    if (conv.ir->op_type != "Conv" || !plain_domain(conv) || conv.outputs.size() != 1) continue;
+    if (!is_onnx_op(conv, "Conv") || conv.outputs.size() != 1) continue;
     if (conv.inputs.size() < 2 || conv.inputs.size() > kConvInputs) continue;
     const int32_t reader = g.only_reader(conv.outputs[0]);
     if (reader < 0) continue;

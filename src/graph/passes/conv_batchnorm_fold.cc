@@ -10,10 +10,6 @@
 namespace onemodel::passes {
 namespace {
 
-bool is_op(const CompiledNode& n, std::string_view type) {
-  return n.ir->op_type == type && (n.ir->domain.empty() || n.ir->domain == "ai.onnx");
-}
-
 // A float32 constant of rank 1 holding `count` values.
 const float* per_channel(const PassGraph& g, int32_t v, int64_t count) {
   const TensorRef* t = g.constant(v);
@@ -70,9 +66,9 @@ bool fold(PassGraph& g, size_t conv, size_t bn) {
 void conv_batchnorm_fold(PassGraph& g) {
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     const CompiledNode& c = g.nodes()[n];
-    if (!is_op(c, "Conv") || c.outputs.size() != 1) continue;
+    if (!is_onnx_op(c, "Conv") || c.outputs.size() != 1) continue;
     const int32_t reader = g.only_reader(c.outputs[0]);
-    if (reader < 0 || !is_op(g.nodes()[static_cast<size_t>(reader)], "BatchNormalization")) continue;
+    if (reader < 0 || !is_onnx_op(g.nodes()[static_cast<size_t>(reader)], "BatchNormalization")) continue;
     fold(g, n, static_cast<size_t>(reader));
   }
 }

@@ -169,12 +169,8 @@ bool fuse_from(PassGraph& g, size_t head) {
                                  [&](int32_t v) { return v >= 0 && !g.constant(v); });
   if (x_at == first.inputs.end()) return false;
   const int32_t x = *x_at;
-  std::vector<int32_t> producer(g.values().size(), -1), memo(g.values().size(), -2);
-  for (size_t n = 0; n < head; ++n) {
-    for (int32_t o : g.nodes()[n].outputs) {
-      if (o >= 0) producer[static_cast<size_t>(o)] = static_cast<int32_t>(n);
-    }
-  }
+  const std::vector<int32_t> producer = g.producers(head);
+  std::vector<int32_t> memo(g.values().size(), -2);
   const int32_t x_rank = float_rank(g, producer, x, memo);
   if (x_rank < 0) return false;
   std::vector<int32_t> outer = {x};

@@ -20,8 +20,7 @@ namespace {
 constexpr double kSqrt2 = 1.41421356237309504880, kSqrt2OverPi = 0.79788456080286535588, kKappa = 0.044715;
 
 bool is_op(const CompiledNode& n, std::string_view type, size_t inputs) {
-  return (n.ir->domain.empty() || n.ir->domain == "ai.onnx") && n.ir->op_type == type &&
-         n.inputs.size() == inputs && n.outputs.size() == 1;
+  return is_onnx_op(n, type) && n.inputs.size() == inputs && n.outputs.size() == 1;
 }
 
 // The operand of a two-input node that is not `v`; -1 when v is not exactly one of them.
@@ -33,13 +32,7 @@ int32_t other_operand(const CompiledNode& n, int32_t v) {
 
 class Matcher {
  public:
-  explicit Matcher(const PassGraph& g) : g_(g), producer_(g.values().size(), -1) {
-    for (size_t n = 0; n < g.nodes().size(); ++n) {
-      for (int32_t o : g.nodes()[n].outputs) {
-        if (o >= 0) producer_[static_cast<size_t>(o)] = static_cast<int32_t>(n);
-      }
-    }
-  }
+  explicit Matcher(const PassGraph& g) : g_(g), producer_(g.producers()) {}
 
   // From a node computing f (Erf or Tanh), the Mul node that finishes the pattern, and x; -1 when the
   // pattern does not match.

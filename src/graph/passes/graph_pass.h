@@ -2,6 +2,7 @@
 // once per session, after the operators are resolved and before any plan is made.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -29,6 +30,8 @@ class PassGraph {
   std::vector<int32_t> reader_counts() const;
   // The index of the only node that reads value v, or -1.
   int32_t only_reader(int32_t v) const;
+  // Value id -> index of the node among the first `node_count` that computes it, or -1.
+  std::vector<int32_t> producers(size_t node_count = SIZE_MAX) const;
   // Drops nodes that feed nothing, and the constants nothing reads any more.
   void remove_dead();
 
@@ -38,6 +41,9 @@ class PassGraph {
   std::vector<CompiledNode>& nodes_;
   std::vector<CompiledValue>& values_;
 };
+
+// True when n is the standard-domain operator `type` (the passes never match other domains' namesakes).
+bool is_onnx_op(const CompiledNode& n, std::string_view type);
 
 struct GraphPass {
   std::string_view name;

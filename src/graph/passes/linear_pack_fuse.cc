@@ -12,17 +12,12 @@
 namespace onemodel::passes {
 namespace {
 
-bool plain_domain(const CompiledNode& n) {
-  return n.ir->domain.empty() || n.ir->domain == "ai.onnx";
-}
-
 // The product's B (a constant float32 matrix) and form; false when the node is not a product to pack.
 bool product_form(const PassGraph& g, const CompiledNode& n, ops::LinearForm& form, int64_t& cols) {
-  if (!plain_domain(n) || n.outputs.size() != 1 || n.inputs.size() < 2 || n.inputs[0] < 0) return false;
-  const std::string& type = n.ir->op_type;
-  if (type == "MatMul") {
+  if (n.outputs.size() != 1 || n.inputs.size() < 2 || n.inputs[0] < 0) return false;
+  if (is_onnx_op(n, "MatMul")) {
     if (n.inputs.size() != 2) return false;
-  } else if (type == "Gemm") {
+  } else if (is_onnx_op(n, "Gemm")) {
     if (n.inputs.size() > 3 || n.info->get_int("transA", 0) != 0 || n.info->get_float("alpha", 1.0f) != 1.0f)
       return false;
     form.gemm = true;
@@ -78,7 +73,7 @@ void linear_pack_fuse(PassGraph& g) {
     const int32_t add = has_c ? -1 : g.only_reader(out);
     if (add >= 0) {
       const CompiledNode& a = g.nodes()[static_cast<size_t>(add)];
-      if (a.ir->op_type == "Add" && plain_domain(a) && a.inputs.size() == 2 && a.outputs.size() == 1) {
+      if (is_onnx_op(a, "Add") && a.inputs.size() == 2 && a.outputs.size() == 1) {
         const bool first = a.inputs[1] == out;
         const int32_t other = first ? a.inputs[0] : a.inputs[1];
         if (other != out && is_bias_vector(g.constant(other), n)) {

@@ -17,20 +17,13 @@ namespace onemodel::passes {
 namespace {
 
 bool is_op(const CompiledNode& n, std::string_view type, size_t min_inputs, size_t max_inputs) {
-  return (n.ir->domain.empty() || n.ir->domain == "ai.onnx") && n.ir->op_type == type &&
-         n.inputs.size() >= min_inputs && n.inputs.size() <= max_inputs && !n.outputs.empty() &&
-         n.outputs[0] >= 0;
+  return is_onnx_op(n, type) && n.inputs.size() >= min_inputs && n.inputs.size() <= max_inputs &&
+         !n.outputs.empty() && n.outputs[0] >= 0;
 }
 
 class Fuser {
  public:
-  explicit Fuser(PassGraph& g) : g_(g), producer_(g.values().size(), -1) {
-    for (size_t n = 0; n < g.nodes().size(); ++n) {
-      for (int32_t o : g.nodes()[n].outputs) {
-        if (o >= 0) producer_[static_cast<size_t>(o)] = static_cast<int32_t>(n);
-      }
-    }
-  }
+  explicit Fuser(PassGraph& g) : g_(g), producer_(g.producers()) {}
 
   void fuse(size_t matmul_index) {
     const CompiledNode& mm = g_.nodes()[matmul_index];

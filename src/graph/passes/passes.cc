@@ -20,6 +20,20 @@ const TensorRef* PassGraph::constant(int32_t v) const {
   return cv.constant && !cv.is_input ? &cv.constant->ref : nullptr;
 }
 
+std::vector<int32_t> PassGraph::producers(size_t node_count) const {
+  std::vector<int32_t> out(values_.size(), -1);
+  for (size_t n = 0; n < nodes_.size() && n < node_count; ++n) {
+    for (int32_t o : nodes_[n].outputs) {
+      if (o >= 0) out[static_cast<size_t>(o)] = static_cast<int32_t>(n);
+    }
+  }
+  return out;
+}
+
+bool is_onnx_op(const CompiledNode& n, std::string_view type) {
+  return n.ir->op_type == type && (n.ir->domain.empty() || n.ir->domain == "ai.onnx");
+}
+
 std::vector<int32_t> PassGraph::reader_counts() const {
   std::vector<int32_t> readers(values_.size(), 0);
   for (const CompiledNode& n : nodes_) {

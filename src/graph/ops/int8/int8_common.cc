@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/half.h"
+#include "graph/ops/quant/quant_common.h"
 
 namespace onemodel::ops::int8 {
 
@@ -51,15 +51,7 @@ void check_int32_bias(const InferContext& ctx, size_t i, int64_t count, std::str
 }
 
 float scale_value(const TensorRef& scale, int64_t j) {
-  const int64_t i = scale.shape.count() == 1 ? 0 : j;
-  switch (scale.dtype) {
-    case DType::F16:
-      return half_to_float(scale.as<const uint16_t>()[i]);
-    case DType::BF16:
-      return bfloat16_to_float(scale.as<const uint16_t>()[i]);
-    default:
-      return scale.as<const float>()[i];
-  }
+  return quant::scale_at(scale, scale.shape.count() == 1 ? 0 : j);
 }
 
 bool requantize_multipliers(const TensorRef& x_scale, const TensorRef& w_scale, const TensorRef& y_scale,

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "graph/ops/int8/int8_common.h"
-#include "graph/ops/shape/offset_walker.h"
+#include "graph/ops/linalg/matmul_geometry.h"
 #include "graph/ops/shape/op_inputs.h"
 
 namespace onemodel::ops::int8 {
@@ -25,33 +25,6 @@ Inputs inputs_of(MatMulKind kind) {
   }
 }
 
-// Operands as batches of matrices, batch shapes right-aligned to the output's.
-struct Geometry {
-  Shape a_batch, b_batch, batch;
-  int64_t m = 0, k = 0, n = 0;
-};
-
-bool geometry(const Shape& a, const Shape& b, Geometry& g) {
-  if (a.rank == 0 || b.rank == 0) return false;
-  g.m = a.rank == 1 ? 1 : a[a.rank - 2];
-  g.k = a[a.rank - 1];
-  g.n = b.rank == 1 ? 1 : b[b.rank - 1];
-  if ((b.rank == 1 ? b[0] : b[b.rank - 2]) != g.k) return false;
-  g.a_batch.rank = a.rank > 2 ? a.rank - 2 : 0;
-  g.b_batch.rank = b.rank > 2 ? b.rank - 2 : 0;
-  for (int i = 0; i < g.a_batch.rank; ++i) g.a_batch[i] = a[i];
-  for (int i = 0; i < g.b_batch.rank; ++i) g.b_batch[i] = b[i];
-  if (!broadcast_shapes(g.a_batch, g.b_batch, g.batch)) return false;
-  for (Shape* s : {&g.a_batch, &g.b_batch}) {
-    Shape padded;
-    padded.rank = g.batch.rank;
-    const int offset = g.batch.rank - s->rank;
-    for (int i = 0; i < padded.rank; ++i) padded[i] = i < offset ? 1 : (*s)[i - offset];
-    *s = padded;
-  }
-  return true;
-}
-
 class Int8MatMul final : public OpKernel {
  public:
   explicit Int8MatMul(MatMulKind kind) : kind_(kind), in_(inputs_of(kind)) { supports_exact = true; }
@@ -67,8 +40,8 @@ class Int8MatMul final : public OpKernel {
     }
     const Shape& a = ctx.input_shape(in_.a);
     const Shape& b = ctx.input_shape(in_.b);
-    Geometry g;
-    if (!geometry(a, b, g)) ctx.fail("operands " + a.str() + " and " + b.str() + " do not multiply");
+    MatMulGeometry g;
+    if (!matmul_geometry(a, b, g)) ctx.fail("operands " + a.str() + " and " + b.str() + " do not multiply");
     Shape out = g.batch;
     if (a.rank > 1) out.dims[static_cast<size_t>(out.rank++)] = g.m;
     if (b.rank > 1) out.dims[static_cast<size_t>(out.rank++)] = g.n;
@@ -113,8 +86,8 @@ class Int8MatMul final : public OpKernel {
   void run(const OpRun& run) const override {
     const TensorRef& a = run.inputs[static_cast<size_t>(in_.a)];
     const TensorRef& b = run.inputs[static_cast<size_t>(in_.b)];
-    Geometry g;
-    geometry(a.shape, b.shape, g);
+    MatMulGeometry g;
+    matmul_geometry(a.shape, b.shape, g);
     const int64_t batches = g.batch.count();
     if (batches == 0 || g.m == 0 || g.n == 0) return;
     Int8GemmArgs args = epilogue_args(run, g.n);
@@ -137,22 +110,13 @@ class Int8MatMul final : public OpKernel {
     auto* c = run.outputs[0].as<std::byte>();
     const int64_t c_bytes = g.m * g.n * static_cast<int64_t>(dtype_size(run.outputs[0].dtype));
     // One shared B, unbroadcast A batches and no per-row zero point: the batches are more rows of A.
-    if (g.b_batch.count() == 1 && g.a_batch.count() == batches && !args.a_zero_per_row) {
+    if (g.batches_are_rows() && !args.a_zero_per_row) {
       args.m *= batches;
       args.a = a_data, args.b = b_data, args.c = c;
       run_int8_gemm(run, args, packed_b, int8_scratch(run, args, packed_b != nullptr));
       return;
     }
-    OffsetWalker walk;
-    int64_t a_stride = g.m * g.k, b_stride = g.k * g.n;
-    int64_t a_strides[kMaxRank], b_strides[kMaxRank];
-    for (int i = g.batch.rank - 1; i >= 0; --i) {
-      a_strides[i] = g.a_batch[i] == 1 ? 0 : a_stride;
-      b_strides[i] = g.b_batch[i] == 1 ? 0 : b_stride;
-      a_stride *= g.a_batch[i];
-      b_stride *= g.b_batch[i];
-    }
-    for (int i = 0; i < g.batch.rank; ++i) walk.add_axis(g.batch[i], a_strides[i], b_strides[i]);
+    OffsetWalker walk = g.batch_walker();
     void* scratch = int8_scratch(run, args, packed_b != nullptr);
     do {
       args.a = a_data + walk.a(), args.b = b_data + walk.b(), args.c = c;

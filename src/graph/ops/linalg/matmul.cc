@@ -4,43 +4,12 @@
 #include <string>
 
 #include "graph/ops/linalg/factories.h"
+#include "graph/ops/linalg/matmul_geometry.h"
 #include "graph/ops/linalg/product.h"
-#include "graph/ops/shape/offset_walker.h"
 #include "graph/ops/shape/op_inputs.h"
 
 namespace onemodel::ops {
 namespace {
-
-// The operands as batches of matrices: batch shapes padded to the output's batch rank, matrices m x k and k x
-// n.
-struct Geometry {
-  Shape a_batch, b_batch, batch;
-  int64_t m = 0, k = 0, n = 0;
-};
-
-// False when the shapes do not multiply.
-bool geometry(const Shape& a, const Shape& b, Geometry& g) {
-  if (a.rank == 0 || b.rank == 0) return false;
-  g.m = a.rank == 1 ? 1 : a[a.rank - 2];
-  g.k = a[a.rank - 1];
-  const int64_t kb = b.rank == 1 ? b[0] : b[b.rank - 2];
-  g.n = b.rank == 1 ? 1 : b[b.rank - 1];
-  if (kb != g.k) return false;
-  g.a_batch.rank = a.rank > 2 ? a.rank - 2 : 0;
-  g.b_batch.rank = b.rank > 2 ? b.rank - 2 : 0;
-  for (int i = 0; i < g.a_batch.rank; ++i) g.a_batch[i] = a[i];
-  for (int i = 0; i < g.b_batch.rank; ++i) g.b_batch[i] = b[i];
-  if (!broadcast_shapes(g.a_batch, g.b_batch, g.batch)) return false;
-  // Right-align the operand batch shapes with the output's.
-  for (Shape* s : {&g.a_batch, &g.b_batch}) {
-    Shape padded;
-    padded.rank = g.batch.rank;
-    const int offset = g.batch.rank - s->rank;
-    for (int i = 0; i < padded.rank; ++i) padded[i] = i < offset ? 1 : (*s)[i - offset];
-    *s = padded;
-  }
-  return true;
-}
 
 class MatMul final : public OpKernel {
  public:
@@ -55,8 +24,8 @@ class MatMul final : public OpKernel {
     }
     const Shape& a = ctx.input_shape(0);
     const Shape& b = ctx.input_shape(1);
-    Geometry g;
-    if (!geometry(a, b, g)) ctx.fail("operands " + a.str() + " and " + b.str() + " do not multiply");
+    MatMulGeometry g;
+    if (!matmul_geometry(a, b, g)) ctx.fail("operands " + a.str() + " and " + b.str() + " do not multiply");
     Shape out = g.batch;
     if (a.rank > 1) out.dims[static_cast<size_t>(out.rank++)] = g.m;
     if (b.rank > 1) out.dims[static_cast<size_t>(out.rank++)] = g.n;
@@ -97,11 +66,10 @@ class MatMul final : public OpKernel {
   static void multiply(const OpRun& run) {
     const TensorRef& a = run.inputs[0];
     const TensorRef& b = run.inputs[1];
-    Geometry g;
-    geometry(a.shape, b.shape, g);
+    MatMulGeometry g;
+    matmul_geometry(a.shape, b.shape, g);
     const int64_t batches = g.batch.count();
     if (batches == 0 || g.m == 0 || g.n == 0) return;
-    const int64_t a_size = g.m * g.k, b_size = g.k * g.n, c_size = g.m * g.n;
     GemmArgs args;
     args.m = g.m;
     args.n = g.n;
@@ -109,24 +77,13 @@ class MatMul final : public OpKernel {
     args.a_row = g.k;
     args.b_row = g.n;
     args.ldc = g.n;
-    // One shared B and unbroadcast A batches: the batches are just more rows of A.
-    if (g.b_batch.count() == 1 && g.a_batch.count() == batches) {
+    if (g.batches_are_rows()) {
       args.m *= batches;
       batches_call<T>(run, args, a.as<const T>(), b.as<const T>(), run.outputs[0].as<T>(), OffsetWalker());
       return;
     }
-    // Batch strides in elements; 0 where an operand broadcasts.
-    OffsetWalker walk;
-    int64_t a_stride = a_size, b_stride = b_size;
-    int64_t a_strides[kMaxRank], b_strides[kMaxRank];
-    for (int i = g.batch.rank - 1; i >= 0; --i) {
-      a_strides[i] = g.a_batch[i] == 1 ? 0 : a_stride;
-      b_strides[i] = g.b_batch[i] == 1 ? 0 : b_stride;
-      a_stride *= g.a_batch[i];
-      b_stride *= g.b_batch[i];
-    }
-    for (int i = 0; i < g.batch.rank; ++i) walk.add_axis(g.batch[i], a_strides[i], b_strides[i]);
-    batches_call<T>(run, args, a.as<const T>(), b.as<const T>(), run.outputs[0].as<T>(), walk, c_size);
+    const OffsetWalker walk = g.batch_walker();
+    batches_call<T>(run, args, a.as<const T>(), b.as<const T>(), run.outputs[0].as<T>(), walk, g.m * g.n);
   }
 
   // One product per tuple of `walk` (A and B offsets), C batches consecutive.
