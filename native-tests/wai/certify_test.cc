@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "onemodel/wai.h"
+#include "tools/cli/wai_vector_json.h"
 #include "wai/certify.h"
 #include "wai/model.h"
 
@@ -21,12 +22,6 @@ namespace {
 
 using nlohmann::json;
 const std::filesystem::path kDir = std::filesystem::path(ONEMODEL_SOURCE_DIR) / "testdata" / "wai";
-
-std::vector<uint8_t> from_hex(const std::string& hex) {
-  std::vector<uint8_t> out(hex.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
-  return out;
-}
 
 // A graph with one input tensor 0 of `channels` channels, checked against [lo, hi], declared 2x3.
 Model one_input(uint32_t channels, int64_t lo, int64_t hi) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "onemodel/wai_stage.h"
+#include "tools/cli/wai_vector_json.h"
 
 namespace onemodel::wai {
 namespace {
@@ -33,11 +34,6 @@ std::vector<std::vector<int64_t>> rows(const json& v) {
 json strs(const std::vector<int64_t>& v) {
   json out = json::array();
   for (int64_t x : v) out.push_back(std::to_string(x));
-  return out;
-}
-std::vector<uint8_t> from_hex(const std::string& hex) {
-  std::vector<uint8_t> out(hex.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
   return out;
 }
 json tensor_json(const IntTensor& t) {

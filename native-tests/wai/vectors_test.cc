@@ -13,25 +13,13 @@
 #include <vector>
 
 #include "onemodel/wai.h"
+#include "tools/cli/wai_vector_json.h"
 
 namespace onemodel::wai {
 namespace {
 
 using nlohmann::json;
 const std::filesystem::path kDir = std::filesystem::path(ONEMODEL_SOURCE_DIR) / "testdata" / "wai";
-
-std::vector<uint8_t> from_hex(const std::string& hex) {
-  std::vector<uint8_t> out(hex.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
-  return out;
-}
-
-IntTensor tensor_of(const json& t) {
-  IntTensor out;
-  for (size_t i = 0; i < 3; ++i) out.shape[i] = std::stoll(t.at("shape").at(i).get<std::string>());
-  for (const json& v : t.at("data")) out.data.push_back(std::stoll(v.get<std::string>()));
-  return out;
-}
 
 std::vector<std::filesystem::path> vector_files() {
   std::vector<std::filesystem::path> files;

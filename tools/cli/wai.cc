@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/wai_vector_json.h"
 #include "onemodel/hash.h"
 #include "onemodel/wai.h"
 
@@ -15,26 +16,14 @@ namespace onemodel::cli {
 namespace {
 
 using nlohmann::json;
+using wai::from_hex;
 using wai::IntTensor;
+using wai::tensor_of;
 
 constexpr const char* kUsage =
     "usage: onemodel wai run VECTORS.jsonl [--hash]\n"
     "       onemodel wai run GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n"
     "       onemodel wai certify GRAPH.whg1\n";
-
-std::vector<uint8_t> from_hex(const std::string& hex) {
-  if (hex.size() % 2 != 0) throw std::runtime_error("odd-length hex");
-  std::vector<uint8_t> out(hex.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
-  return out;
-}
-
-IntTensor tensor_of(const json& t) {
-  IntTensor out;
-  for (size_t i = 0; i < 3; ++i) out.shape[i] = std::stoll(t.at("shape").at(i).get<std::string>());
-  for (const json& v : t.at("data")) out.data.push_back(std::stoll(v.get<std::string>()));
-  return out;
-}
 
 // One decode of a vector, with state carried in `state`.
 wai::RunResult run_decode(const wai::IntSession& session, const json& d, wai::State& state) {
