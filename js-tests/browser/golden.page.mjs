@@ -11,8 +11,10 @@ import { goldenLines as waiGoldenLines } from '../helpers/wai-vectors.mjs';
 // entry per recorded case (name <model>/<case> for a model recorded on several).
 export default async function run(post, { kernels = 'v128', realModels = [] } = {}) {
   for (const line of await goldenKernelLines(kernels)) post(line);
+  // The `models` list of tools/golden.sh, in its order.
   const models = ['examples/models/classifier', 'examples/models/scorer', 'examples/models/wide',
-    'testdata/golden-models/elementwise', 'testdata/golden-models/shape', 'testdata/golden-models/norms'];
+    'testdata/golden-models/elementwise', 'testdata/golden-models/shape', 'testdata/golden-models/norms',
+    'testdata/golden-models/int8'];
   for (const model of models) {
     for (const line of await exactHashLines(Session, `/${model}.onnx`, kernels)) {
       post(`model/${model.split('/').pop()}/${line}`);

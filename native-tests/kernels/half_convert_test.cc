@@ -41,7 +41,7 @@ std::vector<float> narrowing_patterns() {
     }
   }
   std::mt19937 rng(1234);
-  for (int i = 0; i < 100000; ++i) bits.push_back(0x7F800001u + (rng() % 0x7FFFFFu) | (rng() & 0x80000000u));
+  for (int i = 0; i < 100000; ++i) bits.push_back((0x7F800001u + rng() % 0x7FFFFFu) | (rng() & 0x80000000u));
   for (int i = 0; i < 2000000; ++i) bits.push_back(static_cast<uint32_t>(rng()));
   std::vector<float> out(bits.size());
   for (size_t i = 0; i < bits.size(); ++i) out[i] = from_bits(bits[i]);
