@@ -49,16 +49,7 @@ def r_half_even(p, s):
 ROUND = {0: r_floor, 1: r_half_up, 2: r_half_even}
 
 
-def isqrt(n):
-    assert n >= 0
-    if n < 2:
-        return n
-    x = 1 << ((n.bit_length() + 1) // 2)
-    while True:
-        y = (x + n // x) // 2
-        if y >= x:
-            return x
-        x = y
+isqrt = bounds.isqrt  # floor square root of a non-negative integer (§2)
 
 
 def exp_neg_q16(x):
