@@ -52,7 +52,8 @@ TEST(MappedWeights, SessionUsesTheWeightsOfAMappedFileInPlace) {
   {
     const long before = resident_kib();
     Session mapped = Session::load(file, options);
-    EXPECT_LT(resident_kib() - before, 4 * 1024) << "KiB gained while creating the session";
+    // Half the weight: a copy would add all 16 MiB; the session itself takes about 4 MiB under ASan.
+    EXPECT_LT(resident_kib() - before, 8 * 1024) << "KiB gained while creating the session";
 
     const std::vector<std::byte> bytes = read_bytes(file);
     Session copied = Session::load(std::span<const std::byte>(bytes), options);
