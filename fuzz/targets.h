@@ -20,8 +20,9 @@ int onnx_model(const uint8_t* data, size_t size);
 int tensor(const uint8_t* data, size_t size);
 // The .onemodel reader (format.md) on the bytes as a whole file.
 int onemodel_file(const uint8_t* data, size_t size);
-// The wai-ops/1 WHG1 reader and its load checks, then one run with zero inputs when the graph loads and
-// declares small input sizes.
+// The wai-ops/1 WHG1 reader and its load checks with the bounds certifier (any profile), the admissible
+// ranges of the first tensors and a set certificate, then one run with zero inputs when the graph meets acc64
+// and declares small input sizes.
 int whg1(const uint8_t* data, size_t size);
 // Session creation in both modes from the bytes as a model, then one run with zero-filled inputs when every
 // input has a small known shape (unknown extents set to 1).

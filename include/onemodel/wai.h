@@ -86,6 +86,8 @@ struct CertificateFailure {
   size_t index = 0;
   std::string key;
   int bits = 0;
+  size_t graph = 0;                 // the graph's position in its set (0 for a graph certified on its own)
+  std::optional<std::string> role;  // the graph's role, as the failure's "graph" member writes it
 };
 
 // The bounds certificate of one graph (§8): its canonical JSON bytes, and the same facts as a structure.
@@ -97,6 +99,32 @@ struct Certificate {
   std::vector<CertificateNode> nodes;
 };
 
+// The admissible range of a tensor (§8.4): the values its direct consumers can read and still meet a profile.
+struct AdmissibleRange {
+  int64_t lo = 0, hi = 0;
+};
+
+// What a certificate over a set of graphs says about the set (§8.5). A "whg1" set lists its graphs in file
+// order; a lowering (§13) names each graph's role. The set digest's listing format is not in the text, so
+// the caller supplies it (64 lowercase hex digits) or leaves it null.
+struct SetInfo {
+  std::optional<std::string> capability;
+  std::string lowering = "whg1";
+  std::optional<std::string> set_sha256;
+};
+
+class Graph;
+
+struct SetMember {
+  const Graph* graph = nullptr;
+  std::optional<std::string> role;  // null for a graph with no role (a "whg1" set)
+};
+
+// The certificate of several loaded graphs certified together: one "graphs" member each, in the order given,
+// and one verdict over all of them. `nodes` is left empty. Throws std::invalid_argument for a name outside
+// printable ASCII or a malformed digest.
+Certificate certify_set(std::span<const SetMember> members, const SetInfo& info = {});
+
 // One loaded WHG1 graph. Copies share the immutable model.
 class Graph {
  public:
@@ -106,6 +134,11 @@ class Graph {
 
   // The graph's bounds certificate, computed at load (§8.5: a WHG1 graph certified on its own).
   const Certificate& certify() const;
+
+  // The admissible range of tensor `tensor` (§8.4) for Profile::Acc64 or Acc32, or nullopt when no range
+  // lets its consumers meet the profile. Throws std::out_of_range for a tensor index or profile outside.
+  std::optional<AdmissibleRange> admissible_range(uint32_t tensor, Profile profile) const;
+  size_t tensor_count() const;
 
   size_t data_input_count() const;
   size_t state_input_count() const;
@@ -141,6 +174,15 @@ struct SessionOptions {
   // against the interval the certificate gives it (§8); a value outside throws std::logic_error, which means
   // the certifier or the interpreter is wrong. Slow; for tests.
   bool check_bounds = false;
+  // The acc32 fast path (docs/wai-ops.md): a conv node whose certificate meets acc32 forms its sums in int32
+  // on a vector kernel path. The integers are the same either way; false runs the acc64 interpreter for every
+  // node. The debug mode above always runs the interpreter, which reports every intermediate.
+  bool acc32_fast_path = true;
+  // That path's kernels: "scalar", "v128", "avx2" or "avx512"; empty for the best this CPU has. A path this
+  // build or CPU lacks makes run() throw std::invalid_argument.
+  std::string kernel_path;
+  // Threads one fast-path node may use (the caller included).
+  int threads = 1;
 };
 
 class IntSession {

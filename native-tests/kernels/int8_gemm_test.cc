@@ -26,6 +26,7 @@ struct Problem {
   bool a_signed = false, b_signed = false;
   std::vector<uint8_t> a, b, a_zero, b_zero;  // a: m x k row-major (or an image with conv), b: k x n
   bool a_zero_per_row = false, b_zero_per_col = false, b_transposed = false;
+  bool a_transposed = false;  // a stored k x m (a 1x1 convolution's input planes)
   Int8Epilogue epilogue = Int8Epilogue::Int32;
   std::vector<int32_t> bias_i32;
   std::vector<float> mult, scale, bias_f32;
@@ -38,7 +39,7 @@ struct Problem {
   int64_t za(int64_t i) const { return a_zero.empty() ? 0 : value(a_zero, a_signed, a_zero_per_row ? i : 0); }
   int64_t zb(int64_t j) const { return b_zero.empty() ? 0 : value(b_zero, b_signed, b_zero_per_col ? j : 0); }
   int64_t a_at(int64_t i, int64_t p) const {
-    if (!conv) return value(a, a_signed, i * k + p);
+    if (!conv) return value(a, a_signed, a_transposed ? p * m + i : i * k + p);
     const Int8ConvA& g = geometry;
     const int64_t taps = g.kernel_h * g.kernel_w, c = p / taps, kh = p % taps / g.kernel_w,
                   kw = p % g.kernel_w;
@@ -61,7 +62,7 @@ struct Problem {
   Int8GemmArgs args(void* c, int64_t c_row, int64_t c_col) const {
     Int8GemmArgs g;
     g.m = m, g.n = n, g.k = k;
-    g.a = a.data(), g.a_row = k, g.a_col = 1, g.a_signed = a_signed;
+    g.a = a.data(), g.a_row = a_transposed ? 1 : k, g.a_col = a_transposed ? m : 1, g.a_signed = a_signed;
     g.a_zero = a_zero.empty() ? nullptr : a_zero.data();
     g.a_zero_per_row = a_zero_per_row;
     if (conv) g.conv = &geometry;
@@ -151,6 +152,7 @@ Problem random_problem(std::mt19937& rng, int64_t m, int64_t n, int64_t k, int v
   pr.a_signed = variant & 1;
   pr.b_signed = (variant >> 1) & 1;
   pr.b_transposed = (variant >> 2) & 1;
+  pr.a_transposed = variant % 5 >= 3;
   pr.a = random_bytes(rng, m * k);
   pr.b = random_bytes(rng, k * n);
   const int zero_kind = variant % 3;  // none, per tensor, per row/column
@@ -261,7 +263,11 @@ TEST(Int8Gemm, Im2colA) {
                         {2, 1, 20, 1, 5, 1, 2, 1, 1, 0, 2, 0, 1},
                         {5, 8, 7, 2, 3, 2, 1, 2, 1, 0, 1, 1, 0},
                         {1, 5, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
-                        {70, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
+                        {70, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                        // Windows inside the input for most or all panels (the unchecked packing).
+                        {4, 12, 30, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
+                        {3, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+                        {2, 16, 17, 3, 2, 1, 3, 2, 2, 2, 1, 2, 0}};
   int variant = 0;
   for (const Case& c : cases) {
     Problem pr;

@@ -218,5 +218,48 @@ TEST(ControlFlow, ConcurrentRunsOfOneSession) {
   for (int f : failures) EXPECT_EQ(f, 0);
 }
 
+// Constants of the enclosing plan that a body reads (a weight, a shape computed at plan time) are bound into
+// the body's plan. A plan made for other input shapes computes other constants: runs that alternate between
+// shapes must each see their own, and the weight product must match a plain loop in both modes.
+TEST(ControlFlow, BodiesSeeTheEnclosingPlansConstants) {
+  const std::vector<float> w = {1.5f, -2, 0.25f, 3, -1, 0.5f};  // 2x3
+  ModelBuilder then_body(17);
+  then_body.node("MatMul", {"x", "w"}, {"p"}).node("Add", {"p", "rows"}, {"t"}).output("t", DType::F32);
+  ModelBuilder else_body(17);
+  else_body.node("MatMul", {"x", "w"}, {"p"}).node("Sub", {"p", "rows"}, {"e"}).output("e", DType::F32);
+  ModelBuilder m(17);
+  m.input("c", DType::Bool, {}).input("x", DType::F32, {-1, 2});
+  m.initializer("w", floats({2, 3}, w));
+  m.initializer("zero", Tensor::from(std::vector<int64_t>{0}, {1}));
+  m.initializer("one", Tensor::from(std::vector<int64_t>{1}, {1}));
+  // rows = float(x's first extent): a constant of each plan, different for each shape of x.
+  m.node("Shape", {"x"}, {"shape"}).node("Slice", {"shape", "zero", "one"}, {"first"});
+  m.node("Cast", {"first"}, {"rows"}, {Attr::i("to", 1)});
+  m.node("If", {"c"}, {"y"},
+         {Attr::graph("then_branch", then_body.graph("then")),
+          Attr::graph("else_branch", else_body.graph("else"))});
+  m.output("y", DType::F32);
+  for (ExecutionMode mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    Session s = m.session(options(mode));
+    for (int64_t rows : {2, 5, 2, 7, 5}) {
+      for (bool cond : {true, false}) {
+        std::vector<float> x(static_cast<size_t>(rows * 2));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 2.5f;
+        std::vector<Tensor> out = s.run({{"c", scalar_bool(cond)}, {"x", floats({rows, 2}, x)}});
+        ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{rows, 3}));
+        std::vector<float> got = out[0].to_vector<float>();
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t j = 0; j < 3; ++j) {
+            const float p = x[static_cast<size_t>(r * 2)] * w[static_cast<size_t>(j)] +
+                            x[static_cast<size_t>(r * 2 + 1)] * w[static_cast<size_t>(3 + j)];
+            const float want = cond ? p + static_cast<float>(rows) : p - static_cast<float>(rows);
+            EXPECT_EQ(got[static_cast<size_t>(r * 3 + j)], want) << "rows " << rows << " cond " << cond;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onemodel::test

@@ -326,7 +326,17 @@ TEST(DynamicQuantizeLinear, MatchesTheRule) {
   // A range of exactly 255 * 2^-3 puts every element at a half step: ties to even.
   std::vector<float> ties = {-127.5f / 8, 127.5f / 8};
   for (int k = -127; k < 127; ++k) ties.push_back((static_cast<float>(k) + 0.5f) / 8);
+  // Special values inside the 16 side-by-side lanes of the range search and in its tail.
+  std::vector<float> long_nan(41, 0.5f);
+  long_nan[3] = kNaN, long_nan[17] = -2.0f, long_nan[38] = kNaN, long_nan[40] = 7.0f;
+  std::vector<float> long_zero(35, 0.0f);
+  for (size_t i = 0; i < long_zero.size(); i += 3) long_zero[i] = -0.0f;
+  std::vector<float> long_inf(50, 1.0f);
+  long_inf[20] = -kInf;
   for (ExecutionMode mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    check_dynamic(long_nan, mode);
+    check_dynamic(long_zero, mode);
+    check_dynamic(long_inf, mode);
     check_dynamic(mixed, mode);
     check_dynamic(ties, mode);
     check_dynamic({1.0f, 2.0f, 3.0f}, mode);         // all positive: zero point 0

@@ -2,7 +2,7 @@
 // big-integer Python reference): the graph loads or is refused with the recorded code under both profiles,
 // its verdict gives the recorded profiles, and each decode of the sequence gives the recorded outputs or
 // refusal, with state carried only across completed decodes and every intermediate inside its certified
-// interval.
+// interval; and the same decodes on the acc32 fast path of every kernel path.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_table.h"
 #include "onemodel/wai.h"
 #include "tools/cli/wai_vector_json.h"
 
@@ -54,30 +55,41 @@ size_t check_vector(const json& v) {
   if (graph.certify().acc32) profiles.push_back("acc32");
   profiles.push_back("acc64");
   EXPECT_EQ(v.at("profiles").get<std::vector<std::string>>(), profiles);
-  const IntSession session(graph, SessionOptions{.check_bounds = true});
-  State state;
+  // Then again on the acc32 fast path of every kernel path, which must give the same integers.
+  std::vector<SessionOptions> runs(1);
+  runs[0].check_bounds = true;
+  for (const KernelTable* t : available_kernel_tables()) {
+    runs.emplace_back().kernel_path = std::string(t->name);
+    runs.back().threads = 2;
+  }
   size_t k = 0;
-  for (const json& d : v.at("decodes")) {
-    SCOPED_TRACE("decode " + std::to_string(k++));
-    std::vector<IntTensor> inputs;
-    for (const json& t : d.at("inputs")) inputs.push_back(tensor_of(t));
-    std::vector<int64_t> scalars;
-    for (const json& s : d.at("scalars")) scalars.push_back(std::stoll(s.get<std::string>()));
-    const RunResult r = session.run(inputs, scalars, state);
-    const json& expect = d.at("expect");
-    if (expect.contains("refuse")) {
-      EXPECT_EQ(to_string(r.refusal), expect.at("refuse").get<std::string>()) << r.message;
-      continue;
-    }
-    const json& outs = expect.at("outputs");
-    if (!r.ok() || r.outputs.size() != outs.size()) {
-      ADD_FAILURE() << "refused or wrong output count: " << to_string(r.refusal) << ": " << r.message;
-      continue;
-    }
-    for (size_t i = 0; i < outs.size(); ++i) {
-      const IntTensor want = tensor_of(outs[i]);
-      EXPECT_EQ(r.outputs[i].shape, want.shape) << "output " << i;
-      EXPECT_EQ(r.outputs[i].data, want.data) << "output " << i;
+  for (const SessionOptions& options : runs) {
+    SCOPED_TRACE(options.check_bounds ? "debug mode" : "acc32 fast path on " + options.kernel_path);
+    const IntSession session(graph, options);
+    State state;
+    k = 0;
+    for (const json& d : v.at("decodes")) {
+      SCOPED_TRACE("decode " + std::to_string(k++));
+      std::vector<IntTensor> inputs;
+      for (const json& t : d.at("inputs")) inputs.push_back(tensor_of(t));
+      std::vector<int64_t> scalars;
+      for (const json& s : d.at("scalars")) scalars.push_back(std::stoll(s.get<std::string>()));
+      const RunResult r = session.run(inputs, scalars, state);
+      const json& expect = d.at("expect");
+      if (expect.contains("refuse")) {
+        EXPECT_EQ(to_string(r.refusal), expect.at("refuse").get<std::string>()) << r.message;
+        continue;
+      }
+      const json& outs = expect.at("outputs");
+      if (!r.ok() || r.outputs.size() != outs.size()) {
+        ADD_FAILURE() << "refused or wrong output count: " << to_string(r.refusal) << ": " << r.message;
+        continue;
+      }
+      for (size_t i = 0; i < outs.size(); ++i) {
+        const IntTensor want = tensor_of(outs[i]);
+        EXPECT_EQ(r.outputs[i].shape, want.shape) << "output " << i;
+        EXPECT_EQ(r.outputs[i].data, want.data) << "output " << i;
+      }
     }
   }
   return k;

@@ -4,27 +4,52 @@
 
 namespace onemodel::format {
 
-namespace {
-
 using Kind = ImportError::Kind;
 
-class Parser {
+// Builds a JsonDocument's tokens in one pass over the text. Every failure is reported at the byte where it
+// was found.
+class JsonParser {
  public:
-  Parser(std::string_view text, int64_t base, const std::string& input_name)
+  JsonParser(std::string_view text, int64_t base, const std::string& input_name)
       : text_(text), base_(base), input_name_(input_name) {}
 
-  Json parse_document() {
+  JsonDocument parse_document() {
+    doc_.text_ = text_;
+    doc_.base_ = base_;
+    doc_.tokens_.reserve(token_bound());
     skip_space();
     if (pos_ >= text_.size() || text_[pos_] != '{') fail("the manifest is not a JSON object");
-    Json root = parse_value(1);
+    parse_value(1);
     skip_space();
     if (pos_ != text_.size()) fail("unexpected bytes after the manifest's JSON object");
-    return root;
+    return std::move(doc_);
   }
 
  private:
   [[noreturn]] void fail(const std::string& message, Kind kind = Kind::Malformed) const {
     throw ImportError(kind, message, input_name_, base_ + static_cast<int64_t>(pos_), "manifest");
+  }
+
+  // Every value but the first follows one of , : [ { outside a string, so this bounds the token count of a
+  // valid document: the tokens are allocated once, and a file without those bytes cannot ask for much.
+  size_t token_bound() const {
+    size_t n = 1;
+    bool in_string = false;
+    for (size_t i = 0; i < text_.size(); ++i) {
+      const char c = text_[i];
+      if (in_string) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == ',' || c == ':' || c == '[' || c == '{') {
+        ++n;
+      }
+    }
+    return n;
   }
 
   void skip_space() {
@@ -39,76 +64,98 @@ class Parser {
     pos_ += word.size();
   }
 
-  Json parse_value(int depth) {
+  // Appends a token for the value at pos_ (a String when a key is read) and returns its index.
+  uint32_t add_token(JsonKind kind) {
+    JsonToken t;
+    t.kind = kind;
+    t.pos = static_cast<uint32_t>(pos_);
+    doc_.tokens_.push_back(t);
+    return static_cast<uint32_t>(doc_.tokens_.size() - 1);
+  }
+
+  // Ends an Array or Object of `size` items or members at the last token added.
+  void close_container(uint32_t index, uint32_t size) {
+    doc_.tokens_[index].a = static_cast<uint32_t>(doc_.tokens_.size());
+    doc_.tokens_[index].b = size;
+  }
+
+  void parse_value(int depth) {
     if (depth > kMaxJsonDepth) fail("JSON nesting deeper than 1024 levels", Kind::Unsupported);
     skip_space();
     if (pos_ >= text_.size()) fail("the manifest's JSON ends early");
-    Json v;
-    v.offset = base_ + static_cast<int64_t>(pos_);
     switch (text_[pos_]) {
       case '{':
-        parse_object(v, depth);
-        break;
+        parse_object(depth);
+        return;
       case '[':
-        ++pos_;
-        v.kind = Json::Kind::Array;
-        skip_space();
-        if (pos_ < text_.size() && text_[pos_] == ']') {
-          ++pos_;
-          break;
-        }
-        for (;;) {
-          v.items.push_back(parse_value(depth + 1));
-          skip_space();
-          if (pos_ < text_.size() && text_[pos_] == ',') {
-            ++pos_;
-          } else if (pos_ < text_.size() && text_[pos_] == ']') {
-            ++pos_;
-            break;
-          } else {
-            fail("expected ',' or ']' in a JSON array");
-          }
-        }
-        break;
+        parse_array(depth);
+        return;
       case '"':
-        v.kind = Json::Kind::String;
-        v.text = parse_string();
-        break;
-      case 't':
+        parse_string();
+        return;
+      case 't':  // the manifest stores no booleans: only the kind is kept, for type errors
+        add_token(JsonKind::Bool);
         expect_word("true");
-        v.kind = Json::Kind::Bool;
-        v.boolean = true;
-        break;
+        return;
       case 'f':
+        add_token(JsonKind::Bool);
         expect_word("false");
-        v.kind = Json::Kind::Bool;
-        break;
+        return;
       case 'n':
+        add_token(JsonKind::Null);
         expect_word("null");
-        break;
+        return;
       default:
-        parse_number(v);
-        break;
+        parse_number();
+        return;
     }
-    return v;
   }
 
-  void parse_object(Json& v, int depth) {
+  void parse_array(int depth) {
+    const uint32_t t = add_token(JsonKind::Array);
     ++pos_;
-    v.kind = Json::Kind::Object;
+    uint32_t count = 0;
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == ']') {
+      ++pos_;
+      close_container(t, 0);
+      return;
+    }
+    for (;;) {
+      parse_value(depth + 1);
+      ++count;
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+      } else if (pos_ < text_.size() && text_[pos_] == ']') {
+        ++pos_;
+        break;
+      } else {
+        fail("expected ',' or ']' in a JSON array");
+      }
+    }
+    close_container(t, count);
+  }
+
+  void parse_object(int depth) {
+    const uint32_t t = add_token(JsonKind::Object);
+    ++pos_;
+    uint32_t count = 0;
     skip_space();
     if (pos_ < text_.size() && text_[pos_] == '}') {
       ++pos_;
+      close_container(t, 0);
       return;
     }
     for (;;) {
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a string key in a JSON object");
-      std::string key = parse_string();
+      parse_string();
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after a JSON object key");
       ++pos_;
-      v.members.push_back({std::move(key), parse_value(depth + 1)});
+      parse_value(depth + 1);
+      ++count;
       skip_space();
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;
@@ -119,15 +166,18 @@ class Parser {
         fail("expected ',' or '}' in a JSON object");
       }
     }
+    close_container(t, count);
     // Duplicate keys make the meaning depend on the reader; refuse them. Sorting views keeps this n log n.
-    std::vector<std::string_view> keys;
-    keys.reserve(v.members.size());
-    for (const auto& m : v.members) keys.push_back(m.key);
-    std::sort(keys.begin(), keys.end());
-    const auto dup = std::adjacent_find(keys.begin(), keys.end());
-    if (dup != keys.end()) {
+    keys_.clear();
+    const JsonValue object(&doc_, t);
+    for (uint32_t k = t + 1; k < doc_.tokens_[t].a; k = doc_.next(k + 1)) {
+      keys_.push_back(JsonValue(&doc_, k).text());
+    }
+    std::sort(keys_.begin(), keys_.end());
+    const auto dup = std::adjacent_find(keys_.begin(), keys_.end());
+    if (dup != keys_.end()) {
       throw ImportError(Kind::Malformed, "duplicate JSON key \"" + std::string(*dup) + "\"", input_name_,
-                        v.offset, "manifest");
+                        object.offset(), "manifest");
     }
   }
 
@@ -169,22 +219,28 @@ class Parser {
   }
 
   // The text is known to be valid UTF-8 (checked once for the whole manifest), so only escapes and control
-  // characters need attention here.
-  std::string parse_string() {
+  // characters need attention here. A string without escapes stays a view of the text; the first escape
+  // moves it to the decoded buffer.
+  void parse_string() {
+    const uint32_t t = add_token(JsonKind::String);
     ++pos_;  // opening quote
-    std::string out;
+    const size_t first = pos_;
+    std::string* out = nullptr;
+    size_t out_start = 0;
     for (;;) {
       if (pos_ >= text_.size()) fail("unterminated JSON string");
       const auto c = static_cast<unsigned char>(text_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return out;
-      }
+      if (c == '"') break;
       if (c < 0x20) fail("control character inside a JSON string");
       if (c != '\\') {
-        out += static_cast<char>(c);
+        if (out) *out += static_cast<char>(c);
         ++pos_;
         continue;
+      }
+      if (!out) {
+        out = &doc_.decoded_;
+        out_start = out->size();
+        out->append(text_.substr(first, pos_ - first));
       }
       if (++pos_ >= text_.size()) fail("unterminated JSON escape");
       const char e = text_[pos_++];
@@ -192,22 +248,22 @@ class Parser {
         case '"':
         case '\\':
         case '/':
-          out += e;
+          *out += e;
           break;
         case 'b':
-          out += '\b';
+          *out += '\b';
           break;
         case 'f':
-          out += '\f';
+          *out += '\f';
           break;
         case 'n':
-          out += '\n';
+          *out += '\n';
           break;
         case 'r':
-          out += '\r';
+          *out += '\r';
           break;
         case 't':
-          out += '\t';
+          *out += '\t';
           break;
         case 'u': {
           unsigned cp = hex4();
@@ -219,18 +275,24 @@ class Parser {
             if (low < 0xDC00 || low > 0xDFFF) fail("unpaired high surrogate in a \\u escape");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
           }
-          append_utf8(out, cp);
+          append_utf8(*out, cp);
           break;
         }
         default:
           fail("invalid JSON escape");
       }
     }
+    JsonToken& token = doc_.tokens_[t];
+    token.decoded = out != nullptr;
+    token.a = static_cast<uint32_t>(out ? out_start : first);
+    token.b = static_cast<uint32_t>(out ? out->size() - out_start : pos_ - first);
+    ++pos_;  // closing quote
   }
 
   static bool digit(char c) { return c >= '0' && c <= '9'; }
 
-  void parse_number(Json& v) {
+  void parse_number() {
+    const uint32_t t = add_token(JsonKind::Number);
     const size_t start = pos_;
     const bool negative = text_[pos_] == '-';
     if (negative) ++pos_;
@@ -263,10 +325,11 @@ class Parser {
     }
     if (pos_ == start) fail("invalid JSON value");
     if (integral && fits) {
-      v.kind = Json::Kind::Integer;
-      v.integer = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
-    } else {
-      v.kind = Json::Kind::Number;
+      const uint64_t bits = negative ? 0 - magnitude : magnitude;
+      JsonToken& token = doc_.tokens_[t];
+      token.kind = JsonKind::Integer;
+      token.a = static_cast<uint32_t>(bits);
+      token.b = static_cast<uint32_t>(bits >> 32);
     }
   }
 
@@ -274,19 +337,56 @@ class Parser {
   int64_t base_;
   const std::string& input_name_;
   size_t pos_ = 0;
+  JsonDocument doc_;
+  std::vector<std::string_view> keys_;  // scratch for the duplicate-key check
 };
 
-}  // namespace
-
-const Json* Json::find(std::string_view key) const {
-  for (const auto& m : members) {
-    if (m.key == key) return &m.value;
-  }
-  return nullptr;
+const JsonToken& JsonValue::token() const {
+  return doc_->tokens_[index_];
 }
 
-Json parse_json(std::string_view text, int64_t base_offset, const std::string& input_name) {
-  return Parser(text, base_offset, input_name).parse_document();
+int64_t JsonValue::offset() const {
+  return doc_->base_ + token().pos;
+}
+
+int64_t JsonValue::integer() const {
+  const JsonToken& t = token();
+  return static_cast<int64_t>(uint64_t{t.a} | uint64_t{t.b} << 32);
+}
+
+size_t JsonValue::size() const {
+  return token().b;
+}
+
+std::string_view JsonValue::text() const {
+  const JsonToken& t = token();
+  const std::string_view source = t.decoded ? std::string_view(doc_->decoded_) : doc_->text_;
+  return source.substr(t.a, t.b);
+}
+
+JsonValue JsonValue::find(std::string_view key) const {
+  for (uint32_t k = index_ + 1; k < token().a; k = doc_->next(k + 1)) {
+    if (JsonValue(doc_, k).text() == key) return {doc_, k + 1};
+  }
+  return {};
+}
+
+JsonValue::Iterator& JsonValue::Iterator::operator++() {
+  index_ = doc_->next(index_);
+  return *this;
+}
+
+JsonValue::Items JsonValue::items() const {
+  return {Iterator(doc_, index_ + 1), Iterator(doc_, token().a)};
+}
+
+JsonDocument parse_json(std::string_view text, int64_t base_offset, const std::string& input_name) {
+  // Token positions and sizes are 32-bit; the reader's limit on the manifest (512 MiB) is far below this.
+  if (text.size() > UINT32_MAX) {
+    throw ImportError(Kind::Unsupported, "the manifest is 4 GiB or more", input_name, base_offset,
+                      "manifest");
+  }
+  return JsonParser(text, base_offset, input_name).parse_document();
 }
 
 void JsonWriter::separate() {

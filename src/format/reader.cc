@@ -14,7 +14,7 @@ namespace onemodel::format {
 namespace {
 
 using Kind = ImportError::Kind;
-using JK = Json::Kind;
+using JK = JsonKind;
 constexpr int32_t kStringType = 8;
 constexpr int64_t kMaxElements = int64_t{1} << 60;
 constexpr int64_t kMaxTensorBytes = (int64_t{1} << 31) - 1;
@@ -68,8 +68,15 @@ class Reader {
     if (!onnx::is_valid_utf8(bytes_.subspan(kHeaderBytes, h.manifest_length))) {
       fail(Kind::Malformed, "the manifest is not valid UTF-8", kHeaderBytes, "manifest");
     }
-    const Json root = parse_json(manifest, kHeaderBytes, name_);
-    ir::Model m = read_model(root);
+    ir::Model m;
+    onnx::ParsedGraph g;
+    {
+      // Freed before names are resolved, so the document never sits in memory next to the resolved graph.
+      const JsonDocument doc = parse_json(manifest, kHeaderBytes, name_);
+      g = read_manifest(doc.root(), m);
+    }
+    m.graph =
+        onnx::resolve_graph(g, onnx::ResolveEnv{name_, m.opsets, /*lenient=*/false, /*manifest_paths=*/true});
     m.storage.push_back(std::move(owner));
     return m;
   }
@@ -143,68 +150,80 @@ class Reader {
   }
 
   // --- typed access to manifest fields ---
-  [[noreturn]] void wrong(const Json& v, const Path& path, const char* what) const {
-    fail(Kind::Malformed, std::string("expected ") + what, v.offset, path);
+  [[noreturn]] void wrong(JsonValue v, const Path& path, const char* what) const {
+    fail(Kind::Malformed, std::string("expected ") + what, v.offset(), path);
   }
 
-  const Json& object(const Json& v, const Path& path) const {
-    if (v.kind != JK::Object) wrong(v, path, "a JSON object");
+  JsonValue object(JsonValue v, const Path& path) const {
+    if (v.kind() != JK::Object) wrong(v, path, "a JSON object");
     return v;
   }
 
   // A required member: missing is Malformed, reported at the enclosing object.
-  const Json& member(const Json& obj, const Path& path, std::string_view key) const {
-    const Json* v = obj.find(key);
+  JsonValue member(JsonValue obj, const Path& path, std::string_view key) const {
+    const JsonValue v = obj.find(key);
     if (!v)
-      fail(Kind::Malformed, "required field '" + std::string(key) + "' is missing", obj.offset,
+      fail(Kind::Malformed, "required field '" + std::string(key) + "' is missing", obj.offset(),
            at(path, key));
-    return *v;
+    return v;
   }
 
-  const std::vector<Json>& array(const Json& v, const Path& path) const {
-    if (v.kind != JK::Array) wrong(v, path, "a JSON array");
-    return v.items;
+  // A value that must be an array; iterate with items().
+  JsonValue array(JsonValue v, const Path& path) const {
+    if (v.kind() != JK::Array) wrong(v, path, "a JSON array");
+    return v;
   }
-  // An optional array member (absent = empty).
-  const std::vector<Json>& array_field(const Json& obj, const Path& path, std::string_view key) const {
-    static const std::vector<Json> kEmpty;
-    const Json* v = obj.find(key);
-    return v ? array(*v, at(path, key)) : kEmpty;
+  // Calls fn(item, path of the item) for each item of `list`, which must be an array.
+  template <class Fn>
+  void for_items(JsonValue list, const Path& path, Fn&& fn) const {
+    size_t k = 0;
+    for (const JsonValue item : array(list, path).items()) fn(item, at(path, k++));
+  }
+  // The same for an optional array member (absent = empty).
+  template <class Fn>
+  void each_item(JsonValue obj, const Path& path, std::string_view key, Fn&& fn) const {
+    if (const JsonValue v = obj.find(key)) for_items(v, at(path, key), fn);
+  }
+  // The items of an optional array member, 0 when it is absent or not an array (each_item reports that), so
+  // lists are allocated once at their final size.
+  static size_t item_count(JsonValue obj, std::string_view key) {
+    const JsonValue v = obj.find(key);
+    return v && v.kind() == JK::Array ? v.size() : 0;
   }
 
-  int64_t integer(const Json& v, const Path& path) const {
-    if (v.kind != JK::Integer) wrong(v, path, "an integer that fits in 64 bits");
-    return v.integer;
+  int64_t integer(JsonValue v, const Path& path) const {
+    if (v.kind() != JK::Integer) wrong(v, path, "an integer that fits in 64 bits");
+    return v.integer();
   }
-  int64_t int_field(const Json& obj, const Path& path, std::string_view key, bool required) const {
+  int64_t int_field(JsonValue obj, const Path& path, std::string_view key, bool required) const {
     if (required) return integer(member(obj, path, key), at(path, key));
-    const Json* v = obj.find(key);
-    return v ? integer(*v, at(path, key)) : 0;
+    const JsonValue v = obj.find(key);
+    return v ? integer(v, at(path, key)) : 0;
   }
 
-  const std::string& string(const Json& v, const Path& path) const {
-    if (v.kind != JK::String) wrong(v, path, "a string");
-    return v.text;
+  std::string_view string(JsonValue v, const Path& path) const {
+    if (v.kind() != JK::String) wrong(v, path, "a string");
+    return v.text();
   }
-  std::string string_field(const Json& obj, const Path& path, std::string_view key, bool required) const {
-    if (required) return string(member(obj, path, key), at(path, key));
-    const Json* v = obj.find(key);
-    return v ? string(*v, at(path, key)) : std::string();
+  std::string string_field(JsonValue obj, const Path& path, std::string_view key, bool required) const {
+    if (required) return std::string(string(member(obj, path, key), at(path, key)));
+    const JsonValue v = obj.find(key);
+    return v ? std::string(string(v, at(path, key))) : std::string();
   }
-  std::vector<std::string> strings_field(const Json& obj, const Path& path, std::string_view key) const {
+  std::vector<std::string> strings_field(JsonValue obj, const Path& path, std::string_view key) const {
     std::vector<std::string> out;
-    const auto& items = array_field(obj, path, key);
-    for (size_t k = 0; k < items.size(); ++k) out.push_back(string(items[k], at(at(path, key), k)));
+    out.reserve(item_count(obj, key));
+    each_item(obj, path, key, [&](JsonValue item, const Path& p) { out.emplace_back(string(item, p)); });
     return out;
   }
 
-  std::string bytes_value(const Json& v, const Path& path) const {
+  std::string bytes_value(JsonValue v, const Path& path) const {
     auto decoded = base64_decode(string(v, path));
     if (!decoded) wrong(v, path, "padded standard base64");
     return std::move(*decoded);
   }
 
-  float float_value(const Json& v, const Path& path) const {
+  float float_value(JsonValue v, const Path& path) const {
     const int64_t bits = integer(v, path);
     if (bits < 0 || bits > 0xFFFFFFFF) wrong(v, path, "the 32-bit pattern of a float");
     return onnx::float_from_bits(static_cast<uint64_t>(bits));
@@ -212,9 +231,9 @@ class Reader {
 
   // Graphs and types share one nesting budget (format.md §3.1).
   struct Level {
-    Level(const Reader& r, const Json& v, const Path& path) : r_(r) {
+    Level(const Reader& r, JsonValue v, const Path& path) : r_(r) {
       if (++r_.depth_ > kMaxGraphTypeNesting) {
-        r_.fail(Kind::Unsupported, "graphs and types nested more than 64 deep", v.offset, path);
+        r_.fail(Kind::Unsupported, "graphs and types nested more than 64 deep", v.offset(), path);
       }
     }
     ~Level() { --r_.depth_; }
@@ -222,34 +241,31 @@ class Reader {
   };
 
   // --- schema (format.md §2) ---
-  ir::Type type(const Json& v, const Path& path) const {
+  ir::Type type(JsonValue v, const Path& path) const {
     Level level(*this, v, path);
     object(v, path);
     using K = ir::Type::Kind;
     const std::string kind = string_field(v, path, "kind", true);
     ir::Type t;
     const auto inner = [&] {
-      if (const Json* in = v.find("inner"))
-        t.inner = std::make_shared<ir::Type>(type(*in, at(path, "inner")));
+      if (const JsonValue in = v.find("inner"))
+        t.inner = std::make_shared<ir::Type>(type(in, at(path, "inner")));
     };
     if (kind == "tensor" || kind == "sparse_tensor") {
       t.kind = kind == "tensor" ? K::Tensor : K::SparseTensor;
       t.elem_type = static_cast<int32_t>(int_field(v, path, "elem", true));
-      if (const Json* shape = v.find("shape")) {
+      if (v.find("shape")) {
         t.has_shape = true;
-        const auto& dims = array(*shape, at(path, "shape"));
-        for (size_t k = 0; k < dims.size(); ++k) {
-          const Json& d = dims[k];
+        each_item(v, path, "shape", [&](JsonValue d, const Path& p) {
           ir::Dim dim;
-          if (d.kind == JK::String) {
-            dim.param = d.text;
-          } else if (d.kind != JK::Null) {
-            dim.value = integer(d, at(at(path, "shape"), k));
-            if (dim.value < 0)
-              fail(Kind::InvalidModel, "negative dimension", d.offset, at(at(path, "shape"), k));
+          if (d.kind() == JK::String) {
+            dim.param = d.text();
+          } else if (d.kind() != JK::Null) {
+            dim.value = integer(d, p);
+            if (dim.value < 0) fail(Kind::InvalidModel, "negative dimension", d.offset(), p);
           }
           t.dims.push_back(std::move(dim));
-        }
+        });
       }
     } else if (kind == "sequence" || kind == "optional") {
       t.kind = kind == "sequence" ? K::Sequence : K::Optional;
@@ -263,37 +279,35 @@ class Reader {
       t.opaque_domain = string_field(v, path, "domain", false);
       t.opaque_name = string_field(v, path, "name", false);
     } else {
-      fail(Kind::Unsupported, "unknown type kind '" + kind + "'", member(v, path, "kind").offset,
+      fail(Kind::Unsupported, "unknown type kind '" + kind + "'", member(v, path, "kind").offset(),
            at(path, "kind"));
     }
     return t;
   }
 
-  std::vector<int64_t> dims(const Json& obj, const Path& path) const {
-    const Json& d = member(obj, path, "dims");
-    const Path dims_path = at(path, "dims");
-    const auto& items = array(d, dims_path);
+  std::vector<int64_t> dims(JsonValue obj, const Path& path) const {
+    const JsonValue list = member(obj, path, "dims");
+    const Path list_path = at(path, "dims");
     std::vector<int64_t> out;
-    out.reserve(items.size());
-    for (size_t k = 0; k < items.size(); ++k) {
-      const Path p = at(dims_path, k);
-      const int64_t x = integer(items[k], p);
-      if (x < 0) fail(Kind::InvalidModel, "negative dimension " + std::to_string(x), items[k].offset, p);
+    out.reserve(array(list, list_path).size());
+    for_items(list, list_path, [&](JsonValue item, const Path& p) {
+      const int64_t x = integer(item, p);
+      if (x < 0) fail(Kind::InvalidModel, "negative dimension " + std::to_string(x), item.offset(), p);
       out.push_back(x);
-    }
+    });
     return out;
   }
 
-  ir::TensorData tensor(const Json& v, const Path& path) const {
+  ir::TensorData tensor(JsonValue v, const Path& path) const {
     object(v, path);
     ir::TensorData t;
     t.name = string_field(v, path, "name", false);
-    const Json& dtype = member(v, path, "dtype");
+    const JsonValue dtype = member(v, path, "dtype");
     t.elem_type = static_cast<int32_t>(integer(dtype, at(path, "dtype")));
     t.dims = dims(v, path);
     const int bits = onnx::element_bits(t.elem_type);
     if (bits < 0 || t.elem_type == 0 || integer(dtype, at(path, "dtype")) != t.elem_type) {
-      fail(Kind::Unsupported, "unknown dtype " + std::to_string(dtype.integer), dtype.offset,
+      fail(Kind::Unsupported, "unknown dtype " + std::to_string(dtype.integer()), dtype.offset(),
            at(path, "dtype"));
     }
     int64_t count = 1;
@@ -305,54 +319,54 @@ class Reader {
     }
     for (size_t k = 0; count != 0 && k < t.dims.size(); ++k) {
       if (count > (kMaxElements - 1) / t.dims[k]) {
-        fail(Kind::Unsupported, "tensor has 2^60 elements or more", v.offset, at(path, "dims"));
+        fail(Kind::Unsupported, "tensor has 2^60 elements or more", v.offset(), at(path, "dims"));
       }
       count *= t.dims[k];
     }
     if (t.elem_type == kStringType) {
-      const Json& strings = member(v, path, "strings");
-      const auto& items = array(strings, at(path, "strings"));
-      if (static_cast<int64_t>(items.size()) != count) {
+      const JsonValue strings = array(member(v, path, "strings"), at(path, "strings"));
+      if (static_cast<int64_t>(strings.size()) != count) {
         fail(Kind::InvalidModel,
-             std::to_string(items.size()) + " strings for " + std::to_string(count) + " elements",
-             strings.offset, at(path, "strings"));
+             std::to_string(strings.size()) + " strings for " + std::to_string(count) + " elements",
+             strings.offset(), at(path, "strings"));
       }
-      for (size_t k = 0; k < items.size(); ++k)
-        t.strings.push_back(bytes_value(items[k], at(at(path, "strings"), k)));
+      t.strings.reserve(strings.size());
+      for_items(strings, at(path, "strings"),
+                [&](JsonValue item, const Path& p) { t.strings.push_back(bytes_value(item, p)); });
       return t;
     }
     // count < 2^60 and bits <= 128 could overflow; 2^34 elements already exceed the byte limit.
     if (count > (int64_t{1} << 34) || (count * bits + 7) / 8 > kMaxTensorBytes) {
-      fail(Kind::Unsupported, "tensor needs more than 2^31-1 bytes", v.offset, at(path, "dims"));
+      fail(Kind::Unsupported, "tensor needs more than 2^31-1 bytes", v.offset(), at(path, "dims"));
     }
     const int64_t expected = (count * bits + 7) / 8;
     const Path dpath = at(path, "data");
-    const Json& data = object(member(v, path, "data"), dpath);
-    const Json& off = member(data, dpath, "offset");
-    const Json& len = member(data, dpath, "length");
+    const JsonValue data = object(member(v, path, "data"), dpath);
+    const JsonValue off = member(data, dpath, "offset");
+    const JsonValue len = member(data, dpath, "length");
     const int64_t offset = integer(off, at(dpath, "offset"));
     const int64_t length = integer(len, at(dpath, "length"));
-    if (offset < 0) fail(Kind::Malformed, "negative offset", off.offset, at(dpath, "offset"));
-    if (length < 0) fail(Kind::Malformed, "negative length", len.offset, at(dpath, "length"));
+    if (offset < 0) fail(Kind::Malformed, "negative offset", off.offset(), at(dpath, "offset"));
+    if (length < 0) fail(Kind::Malformed, "negative length", len.offset(), at(dpath, "length"));
     if (length != expected) {
       fail(Kind::InvalidModel,
            "length " + std::to_string(length) + " does not match dims and dtype (" +
                std::to_string(expected) + " bytes)",
-           len.offset, at(dpath, "length"));
+           len.offset(), at(dpath, "length"));
     }
     if (length > 0 && offset % 64 != 0) {
       fail(Kind::Malformed, "tensor offset " + std::to_string(offset) + " is not a multiple of 64",
-           off.offset, at(dpath, "offset"));
+           off.offset(), at(dpath, "offset"));
     }
     // Both are below 2^63, so the sum cannot wrap in unsigned 64-bit arithmetic.
     if (static_cast<uint64_t>(offset) + static_cast<uint64_t>(length) > data_.size()) {
-      fail(Kind::Malformed, "tensor bytes run past the data region", off.offset, dpath);
+      fail(Kind::Malformed, "tensor bytes run past the data region", off.offset(), dpath);
     }
     t.bytes = data_.subspan(static_cast<size_t>(offset), static_cast<size_t>(length));
     return t;
   }
 
-  ir::SparseTensorData sparse(const Json& v, const Path& path) const {
+  ir::SparseTensorData sparse(JsonValue v, const Path& path) const {
     object(v, path);
     ir::SparseTensorData s;
     s.values = tensor(member(v, path, "values"), at(path, "values"));
@@ -361,34 +375,34 @@ class Reader {
     return s;
   }
 
+  // The items of the array `list`, each converted by fn(item, path of the item).
   template <class T, class Fn>
-  std::vector<T> each(const Json& v, const Path& path, Fn&& fn) const {
-    const auto& items = array(v, path);
+  std::vector<T> each(JsonValue list, const Path& path, Fn&& fn) const {
     std::vector<T> out;
-    out.reserve(items.size());
-    for (size_t k = 0; k < items.size(); ++k) out.push_back(fn(items[k], at(path, k)));
+    out.reserve(array(list, path).size());
+    for_items(list, path, [&](JsonValue item, const Path& p) { out.push_back(fn(item, p)); });
     return out;
   }
 
-  onnx::ParsedAttribute attribute(const Json& v, const Path& path) const {
+  onnx::ParsedAttribute attribute(JsonValue v, const Path& path) const {
     using T = ir::AttrType;
     object(v, path);
     onnx::ParsedAttribute pa;
     ir::Attribute& a = pa.attr;
     a.name = string_field(v, path, "name", true);
-    const Json& type_json = member(v, path, "type");
+    const JsonValue type_json = member(v, path, "type");
     const int64_t code = integer(type_json, at(path, "type"));
     a.ref_attr_name = string_field(v, path, "ref", false);
     if (code < 0 || code > 14) {
-      fail(Kind::Unsupported, "unknown attribute type " + std::to_string(code), type_json.offset,
+      fail(Kind::Unsupported, "unknown attribute type " + std::to_string(code), type_json.offset(),
            at(path, "type"));
     }
     a.type = static_cast<T>(code);
     if (!a.ref_attr_name.empty()) return pa;
     if (a.type == T::Undefined)
-      fail(Kind::InvalidModel, "attribute type 0", type_json.offset, at(path, "type"));
+      fail(Kind::InvalidModel, "attribute type 0", type_json.offset(), at(path, "type"));
     const Path vp = at(path, "value");
-    const Json& value = member(v, path, "value");
+    const JsonValue value = member(v, path, "value");
     switch (a.type) {
       case T::Float:
         a.f = float_value(value, vp);
@@ -406,24 +420,22 @@ class Reader {
         pa.g = std::make_unique<onnx::ParsedGraph>(graph(value, vp));
         break;
       case T::Floats:
-        a.floats = each<float>(value, vp, [&](const Json& x, const Path& p) { return float_value(x, p); });
+        a.floats = each<float>(value, vp, [&](JsonValue x, const Path& p) { return float_value(x, p); });
         break;
       case T::Ints:
-        a.ints = each<int64_t>(value, vp, [&](const Json& x, const Path& p) { return integer(x, p); });
+        a.ints = each<int64_t>(value, vp, [&](JsonValue x, const Path& p) { return integer(x, p); });
         break;
       case T::Strings:
         a.strings =
-            each<std::string>(value, vp, [&](const Json& x, const Path& p) { return bytes_value(x, p); });
+            each<std::string>(value, vp, [&](JsonValue x, const Path& p) { return bytes_value(x, p); });
         break;
       case T::Tensors:
-        a.tensors =
-            each<ir::TensorData>(value, vp, [&](const Json& x, const Path& p) { return tensor(x, p); });
+        a.tensors = each<ir::TensorData>(value, vp, [&](JsonValue x, const Path& p) { return tensor(x, p); });
         break;
       case T::Graphs: {
-        const auto& items = array(value, vp);
-        for (size_t k = 0; k < items.size(); ++k) {
-          pa.graphs.push_back(std::make_unique<onnx::ParsedGraph>(graph(items[k], at(vp, k))));
-        }
+        for_items(value, vp, [&](JsonValue item, const Path& p) {
+          pa.graphs.push_back(std::make_unique<onnx::ParsedGraph>(graph(item, p)));
+        });
         break;
       }
       case T::SparseTensor:
@@ -431,13 +443,13 @@ class Reader {
         break;
       case T::SparseTensors:
         a.sparse_tensors =
-            each<ir::SparseTensorData>(value, vp, [&](const Json& x, const Path& p) { return sparse(x, p); });
+            each<ir::SparseTensorData>(value, vp, [&](JsonValue x, const Path& p) { return sparse(x, p); });
         break;
       case T::TypeProto:
         a.tp = type(value, vp);
         break;
       case T::TypeProtos:
-        a.type_protos = each<ir::Type>(value, vp, [&](const Json& x, const Path& p) { return type(x, p); });
+        a.type_protos = each<ir::Type>(value, vp, [&](JsonValue x, const Path& p) { return type(x, p); });
         break;
       case T::Undefined:
         break;
@@ -445,10 +457,10 @@ class Reader {
     return pa;
   }
 
-  onnx::ParsedNode node(const Json& v, const Path& path, int32_t index) const {
+  onnx::ParsedNode node(JsonValue v, const Path& path, int32_t index) const {
     object(v, path);
     onnx::ParsedNode pn;
-    pn.offset = v.offset;
+    pn.offset = v.offset();
     ir::Node& n = pn.node;
     n.name = string_field(v, path, "name", false);
     n.op_type = string_field(v, path, "op", true);
@@ -459,30 +471,27 @@ class Reader {
     n.field_path = path.str();
     pn.inputs = strings_field(v, path, "inputs");
     pn.outputs = strings_field(v, path, "outputs");
-    const auto& attrs = array_field(v, path, "attributes");
-    for (size_t k = 0; k < attrs.size(); ++k)
-      pn.attributes.push_back(attribute(attrs[k], at(at(path, "attributes"), k)));
+    pn.attributes.reserve(item_count(v, "attributes"));
+    each_item(v, path, "attributes",
+              [&](JsonValue item, const Path& p) { pn.attributes.push_back(attribute(item, p)); });
     return pn;
   }
 
-  std::vector<onnx::ParsedValueInfo> typed_names(const Json& g, const Path& path,
-                                                 std::string_view key) const {
+  std::vector<onnx::ParsedValueInfo> typed_names(JsonValue g, const Path& path, std::string_view key) const {
     std::vector<onnx::ParsedValueInfo> out;
-    const auto& items = array_field(g, path, key);
-    const Path list = at(path, key);
-    for (size_t k = 0; k < items.size(); ++k) {
-      const Path p = at(list, k);
-      object(items[k], p);
+    out.reserve(item_count(g, key));
+    each_item(g, path, key, [&](JsonValue item, const Path& p) {
+      object(item, p);
       onnx::ParsedValueInfo info;
-      info.name = string_field(items[k], p, "name", true);
-      info.offset = items[k].offset;
-      if (const Json* t = items[k].find("type")) info.type = type(*t, at(p, "type"));
+      info.name = string_field(item, p, "name", true);
+      info.offset = item.offset();
+      if (const JsonValue t = item.find("type")) info.type = type(t, at(p, "type"));
       out.push_back(std::move(info));
-    }
+    });
     return out;
   }
 
-  onnx::ParsedGraph graph(const Json& v, const Path& path) const {
+  onnx::ParsedGraph graph(JsonValue v, const Path& path) const {
     Level level(*this, v, path);
     object(v, path);
     onnx::ParsedGraph g;
@@ -492,37 +501,32 @@ class Reader {
     g.inputs = typed_names(v, path, "inputs");
     g.outputs = typed_names(v, path, "outputs");
     g.value_info = typed_names(v, path, "value_info");
-    const auto& inits = array_field(v, path, "initializers");
-    for (size_t k = 0; k < inits.size(); ++k) {
-      g.initializers.push_back({tensor(inits[k], at(at(path, "initializers"), k)), inits[k].offset});
-    }
-    const auto& sparse_inits = array_field(v, path, "sparse_initializers");
-    for (size_t k = 0; k < sparse_inits.size(); ++k) {
-      g.sparse_initializers.push_back(
-          {sparse(sparse_inits[k], at(at(path, "sparse_initializers"), k)), sparse_inits[k].offset});
-    }
-    const auto& nodes = array_field(v, path, "nodes");
-    for (size_t k = 0; k < nodes.size(); ++k) {
-      g.nodes.push_back(node(nodes[k], at(at(path, "nodes"), k), static_cast<int32_t>(k)));
-    }
+    g.initializers.reserve(item_count(v, "initializers"));
+    each_item(v, path, "initializers", [&](JsonValue item, const Path& p) {
+      g.initializers.push_back({tensor(item, p), item.offset()});
+    });
+    each_item(v, path, "sparse_initializers", [&](JsonValue item, const Path& p) {
+      g.sparse_initializers.push_back({sparse(item, p), item.offset()});
+    });
+    g.nodes.reserve(item_count(v, "nodes"));
+    int32_t index = 0;
+    each_item(v, path, "nodes",
+              [&](JsonValue item, const Path& p) { g.nodes.push_back(node(item, p, index++)); });
     return g;
   }
 
-  std::map<std::string, int64_t> opsets(const Json& obj, const Path& path) const {
+  std::map<std::string, int64_t> opsets(JsonValue obj, const Path& path) const {
     std::map<std::string, int64_t> out;
-    const auto& items = array_field(obj, path, "opsets");
-    const Path list = at(path, "opsets");
-    for (size_t k = 0; k < items.size(); ++k) {
-      const Path p = at(list, k);
-      object(items[k], p);
-      std::string domain = string_field(items[k], p, "domain", false);
+    each_item(obj, path, "opsets", [&](JsonValue item, const Path& p) {
+      object(item, p);
+      std::string domain = string_field(item, p, "domain", false);
       if (domain == "ai.onnx") domain.clear();
-      out[std::move(domain)] = int_field(items[k], p, "version", true);
-    }
+      out[std::move(domain)] = int_field(item, p, "version", true);
+    });
     return out;
   }
 
-  ir::Function function(const Json& v, const Path& path) const {
+  ir::Function function(JsonValue v, const Path& path) const {
     object(v, path);
     ir::Function fn;
     fn.name = string_field(v, path, "name", false);
@@ -533,40 +537,39 @@ class Reader {
     fn.attributes = strings_field(v, path, "attribute_names");
     fn.opsets = opsets(v, path);
     const onnx::ResolveEnv env{name_, fn.opsets, /*lenient=*/true, /*manifest_paths=*/true};
-    const auto& defaults = array_field(v, path, "attribute_defaults");
-    for (size_t k = 0; k < defaults.size(); ++k) {
-      onnx::ParsedAttribute pa = attribute(defaults[k], at(at(path, "attribute_defaults"), k));
+    each_item(v, path, "attribute_defaults", [&](JsonValue item, const Path& p) {
+      onnx::ParsedAttribute pa = attribute(item, p);
       fn.attribute_defaults.push_back(onnx::resolve_body_attribute(pa, env));
-    }
-    const auto& nodes = array_field(v, path, "nodes");
-    for (size_t k = 0; k < nodes.size(); ++k) {
-      onnx::ParsedNode pn = node(nodes[k], at(at(path, "nodes"), k), static_cast<int32_t>(k));
+    });
+    int32_t index = 0;
+    each_item(v, path, "nodes", [&](JsonValue item, const Path& p) {
+      onnx::ParsedNode pn = node(item, p, index++);
       ir::Function::BodyNode body;
       body.node = onnx::resolve_body_node(pn, env);
       body.input_names = std::move(pn.inputs);
       body.output_names = std::move(pn.outputs);
       fn.nodes.push_back(std::move(body));
-    }
+    });
     return fn;
   }
 
-  ir::Model read_model(const Json& root) const {
+  // Everything of the model but its main graph, which is returned unresolved.
+  onnx::ParsedGraph read_manifest(JsonValue root, ir::Model& m) const {
     const Path path("manifest");
-    ir::Model m;
-    const Json& format = member(root, path, "format");
+    const JsonValue format = member(root, path, "format");
     if (string(format, at(path, "format")) != "onemodel") {
-      fail(Kind::Malformed, "format is not \"onemodel\"", format.offset, at(path, "format"));
+      fail(Kind::Malformed, "format is not \"onemodel\"", format.offset(), at(path, "format"));
     }
-    const Json& version = member(root, path, "version");
+    const JsonValue version = member(root, path, "version");
     if (integer(version, at(path, "version")) != kVersion) {
-      fail(Kind::Malformed, "manifest version differs from the header's", version.offset,
+      fail(Kind::Malformed, "manifest version differs from the header's", version.offset(),
            at(path, "version"));
     }
-    const Json& ir_version = member(root, path, "ir_version");
+    const JsonValue ir_version = member(root, path, "ir_version");
     m.ir_version = integer(ir_version, at(path, "ir_version"));
     if (m.ir_version < 3) {
       fail(Kind::InvalidModel, "ir_version " + std::to_string(m.ir_version) + " is older than 3",
-           ir_version.offset, at(path, "ir_version"));
+           ir_version.offset(), at(path, "ir_version"));
     }
     m.producer_name = string_field(root, path, "producer_name", false);
     m.producer_version = string_field(root, path, "producer_version", false);
@@ -574,20 +577,15 @@ class Reader {
     m.doc_string = string_field(root, path, "doc", false);
     m.model_version = int_field(root, path, "model_version", false);
     m.opsets = opsets(root, path);
-    const auto& metadata = array_field(root, path, "metadata");
-    const Path list = at(path, "metadata");
-    for (size_t k = 0; k < metadata.size(); ++k) {
-      const Path p = at(list, k);
-      object(metadata[k], p);
-      m.metadata[string_field(metadata[k], p, "key", true)] = string_field(metadata[k], p, "value", true);
-    }
+    each_item(root, path, "metadata", [&](JsonValue item, const Path& p) {
+      object(item, p);
+      // C++17 evaluates the right side of `=` first: a bad value is reported before a bad key.
+      m.metadata[string_field(item, p, "key", true)] = string_field(item, p, "value", true);
+    });
     onnx::ParsedGraph g = graph(member(root, path, "graph"), at(path, "graph"));
-    const auto& functions = array_field(root, path, "functions");
-    for (size_t k = 0; k < functions.size(); ++k)
-      m.functions.push_back(function(functions[k], at(at(path, "functions"), k)));
-    m.graph =
-        onnx::resolve_graph(g, onnx::ResolveEnv{name_, m.opsets, /*lenient=*/false, /*manifest_paths=*/true});
-    return m;
+    each_item(root, path, "functions",
+              [&](JsonValue item, const Path& p) { m.functions.push_back(function(item, p)); });
+    return g;
   }
 
   std::span<const std::byte> bytes_;

@@ -234,6 +234,7 @@ void CompiledGraph::compile(const ir::Graph& g, const SessionOptions& options, b
     cn.inputs = node.inputs;
     std::vector<int32_t> captured = subgraph_reads(node);
     cn.inputs.insert(cn.inputs.end(), captured.begin(), captured.end());
+    cn.captures = !captured.empty();
     cn.outputs = node.outputs;
     if (options.mode == ExecutionMode::Exact && !cn.kernel->supports_exact) {
       if (std::find(not_exact.begin(), not_exact.end(), node.op_type) == not_exact.end()) {

@@ -17,6 +17,7 @@ struct CompiledNode {
   std::unique_ptr<NodeInfo> info;
   std::unique_ptr<OpKernel> kernel;
   std::vector<int32_t> inputs, outputs;  // value ids of the graph; -1 = omitted
+  bool captures = false;                 // its bodies read values of this graph (the inputs after the declared)
 };
 
 struct CompiledValue {

@@ -99,6 +99,9 @@ class InferContext {
   virtual ThreadContext threads() const { return ThreadContext{1}; }
   // The outputs are known only once the node has run: it runs as data-dependent this time.
   virtual void outputs_known_after_run() { require_run_time_values(); }
+  // For a node that holds bodies: input i as a constant of the enclosing plan with the owner of its bytes, so a
+  // body can plan it as a constant; nullptr when it is not one.
+  virtual const ConstTensor* input_constant(size_t) const { return nullptr; }
 };
 
 // Plan-time preparation of per-plan state from constant inputs (packed weights).
@@ -131,6 +134,9 @@ struct OpRun {
     virtual TensorRef& allocate(size_t i, DType dtype, const Shape& shape) = 0;
   }* allocator = nullptr;
   const NodeInfo* node = nullptr;
+  // Nodes that hold bodies: per input, the enclosing plan's constant behind it (InferContext::input_constant),
+  // or nullptr; empty for other nodes.
+  std::span<const ConstTensor* const> constants;
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i].data != nullptr; }
 };
 

@@ -33,8 +33,15 @@ std::byte* data_or_empty(std::byte* p) {
 class NodeInferContext final : public InferContext {
  public:
   NodeInferContext(const CompiledNode& node, std::span<const TensorRef> inputs, const bool* known, bool exact,
-                   const KernelTable& kernels, ThreadContext threads)
-      : node_(node), inputs_(inputs), known_(known), exact_(exact), kernels_(kernels), threads_(threads) {
+                   const KernelTable& kernels, ThreadContext threads,
+                   std::span<const ConstTensor* const> constants = {})
+      : node_(node),
+        inputs_(inputs),
+        known_(known),
+        exact_(exact),
+        kernels_(kernels),
+        threads_(threads),
+        constants_of_inputs_(constants) {
     dtypes_.resize(node.outputs.size());
     shapes_.resize(node.outputs.size());
     set_.assign(node.outputs.size(), false);
@@ -69,6 +76,9 @@ class NodeInferContext final : public InferContext {
   const KernelTable* kernels() const override { return &kernels_; }
   ThreadContext threads() const override { return threads_; }
   void outputs_known_after_run() override { after_run_ = true; }
+  const ConstTensor* input_constant(size_t i) const override {
+    return i < constants_of_inputs_.size() ? constants_of_inputs_[i] : nullptr;
+  }
 
   bool complete() const {
     return std::all_of(set_.begin(), set_.end(), [](bool b) { return b; });
@@ -90,6 +100,7 @@ class NodeInferContext final : public InferContext {
   bool exact_;
   const KernelTable& kernels_;
   ThreadContext threads_;
+  std::span<const ConstTensor* const> constants_of_inputs_;
   Shape empty_;
   std::vector<bool> set_;
 };
@@ -101,7 +112,10 @@ class RunState final : public OpRun::OutputAllocator {
  public:
   std::unique_ptr<std::byte[]> slab_memory;
   std::byte* slab = nullptr;
-  Arena arena;
+  Arena arena;  // values of dynamic steps and their scratch: valid for the whole run
+  // Scratch of one planned step (and its omitted outputs), reset once it has run: temporaries such as the
+  // half adapter's binary32 copies then need the largest step's bytes, not the sum over the graph.
+  Arena step_scratch;
   std::vector<TensorRef> table;
   std::vector<TensorRef> in_refs, out_refs;
   std::unique_ptr<bool[]> known;           // all true: every value is known during a run
@@ -123,30 +137,39 @@ class RunState final : public OpRun::OutputAllocator {
 };
 
 ExecutionPlan::ExecutionPlan(std::shared_ptr<const CompiledGraph> graph, std::span<const TensorRef> inputs,
-                             const KernelTable& kernels, bool exact, ThreadContext threads)
+                             const KernelTable& kernels, bool exact, ThreadContext threads,
+                             std::span<const ConstTensor* const> bound)
     : graph_(std::move(graph)), kernels_(kernels), exact_(exact), threads_(threads) {
   for (const TensorRef& r : inputs) key_.emplace_back(r.dtype, r.shape);
-  plan_nodes(inputs);
+  if (!bound.empty()) {
+    for (const ConstTensor* c : bound) bound_key_.push_back(c ? c->ref.data : nullptr);
+  }
+  plan_nodes(inputs, bound);
   place_in_slab();
 }
 
 ExecutionPlan::~ExecutionPlan() = default;
 
-bool ExecutionPlan::matches(std::span<const TensorRef> inputs) const {
+bool ExecutionPlan::matches(std::span<const TensorRef> inputs,
+                            std::span<const ConstTensor* const> bound) const {
   if (inputs.size() != key_.size()) return false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].dtype != key_[i].first || inputs[i].shape != key_[i].second) return false;
+    const std::byte* want = bound_key_.empty() ? nullptr : bound_key_[i];
+    const std::byte* got = bound.empty() || !bound[i] ? nullptr : bound[i]->ref.data;
+    if (want != got) return false;
   }
   return true;
 }
 
-void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
+void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs, std::span<const ConstTensor* const> bound) {
   const auto& gvalues = graph_->values();
   values_.resize(gvalues.size());
   for (size_t v = 0; v < gvalues.size(); ++v) {
     if (gvalues[v].constant) {
       values_[v].kind = PlanValue::Kind::Constant;
       values_[v].constant = gvalues[v].constant->ref;
+      values_[v].owner = &*gvalues[v].constant;
       values_[v].dtype = values_[v].constant.dtype;
       values_[v].shape = values_[v].constant.shape;
     }
@@ -158,6 +181,12 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
     pv.input_index = static_cast<int32_t>(i);
     pv.dtype = inputs[i].dtype;
     pv.shape = inputs[i].shape;
+    if (!bound.empty() && bound[i]) {
+      owned_.push_back(*bound[i]);
+      pv.kind = PlanValue::Kind::Constant;
+      pv.constant = owned_.back().ref;
+      pv.owner = &owned_.back();
+    }
   }
 
   std::vector<TensorRef> refs;
@@ -195,6 +224,14 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
 
     PlanStep step;
     step.node = static_cast<int32_t>(n);
+    if (node.captures) {
+      step.constants.resize(node.inputs.size());
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const int32_t v = node.inputs[i];
+        if (v >= 0 && values_[static_cast<size_t>(v)].kind == PlanValue::Kind::Constant)
+          step.constants[i] = values_[static_cast<size_t>(v)].owner;
+      }
+    }
     auto mark_dynamic = [&] {
       step.kind = PlanStep::Kind::Dynamic;
       for (int32_t o : node.outputs) {
@@ -206,7 +243,7 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
       mark_dynamic();
       continue;
     }
-    NodeInferContext ctx(node, refs, known_storage.get(), exact_, kernels_, threads_);
+    NodeInferContext ctx(node, refs, known_storage.get(), exact_, kernels_, threads_, step.constants);
     kernel.infer(ctx);
     if (ctx.needs_values_ || ctx.after_run_) {
       mark_dynamic();
@@ -229,6 +266,7 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
         pv.dtype = pv.constant.dtype;
         pv.shape = pv.constant.shape;
         owned_.push_back(std::move(ctx.constants_[o]));
+        pv.owner = &owned_.back();
       }
       continue;
     }
@@ -248,6 +286,10 @@ void ExecutionPlan::plan_nodes(std::span<const TensorRef> inputs) {
       if (src.kind == PlanValue::Kind::Constant) {
         outs[0].kind = PlanValue::Kind::Constant;
         outs[0].constant = TensorRef{outs[0].dtype, outs[0].shape, src.constant.data};
+        if (src.owner) {
+          owned_.push_back(ConstTensor{outs[0].constant, src.owner->storage});
+          outs[0].owner = &owned_.back();
+        }
       } else {
         step.kind = PlanStep::Kind::View;
         steps_.push_back(step);
@@ -343,6 +385,7 @@ void ExecutionPlan::evaluate_constant(size_t node_index, std::vector<PlanValue>&
     outs[o].kind = PlanValue::Kind::Constant;
     outs[o].constant = results[o].ref;
     owned_.push_back(std::move(results[o]));
+    outs[o].owner = &owned_.back();
   }
 }
 
@@ -549,12 +592,14 @@ RunState* ExecutionPlan::run(std::span<const TensorRef> inputs) {
       run.scratch = &state->arena;
       run.threads = threads_;
       run.node = node.info.get();
+      run.constants = step.constants;
       if (step.kind == PlanStep::Kind::View) {
         const PlanValue& pv = values_[static_cast<size_t>(node.outputs[0])];
         state->table[static_cast<size_t>(node.outputs[0])] = TensorRef{pv.dtype, pv.shape, in[0].data};
         continue;
       }
       if (step.kind == PlanStep::Kind::Run) {
+        run.scratch = &state->step_scratch;
         for (size_t o = 0; o < n_out; ++o) {
           int32_t v = node.outputs[o];
           if (v >= 0) {
@@ -562,10 +607,11 @@ RunState* ExecutionPlan::run(std::span<const TensorRef> inputs) {
           } else {
             const auto& [dtype, shape] = step.omitted_outputs[o];
             out[o] = TensorRef{dtype, shape, nullptr};
-            out[o].data = data_or_empty(static_cast<std::byte*>(state->arena.allocate(out[o].bytes())));
+            out[o].data = data_or_empty(static_cast<std::byte*>(run.scratch->allocate(out[o].bytes())));
           }
         }
         node.kernel->run(run);
+        state->step_scratch.reset();
         continue;
       }
       // Dynamic: shaped again from the real tensors, outputs from the arena; data-dependent ones as they
@@ -580,7 +626,7 @@ RunState* ExecutionPlan::run(std::span<const TensorRef> inputs) {
         run_data_dependent();
         continue;
       }
-      NodeInferContext ctx(node, in, state->known.get(), exact_, kernels_, threads_);
+      NodeInferContext ctx(node, in, state->known.get(), exact_, kernels_, threads_, step.constants);
       node.kernel->infer(ctx);
       if (ctx.after_run_) {
         run_data_dependent();

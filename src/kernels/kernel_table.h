@@ -177,6 +177,19 @@ struct Int8DepthwiseArgs {
   bool exact = false;
 };
 
+// wai-ops/1 acc32 convolution sums (src/wai/conv_acc32_impl.h): acc[o][y][x] = bias[o] (0 when bias is null)
+// + the sum over ci < cin/groups, i < kh, j < kw of w[o][ci][i][j] * x[g*cin/groups + ci][y*sh + i][x*sw +
+// j], g = o / (cout/groups), over an input already zero-padded to cin planes of in_h x in_w. The caller
+// guarantees from the bounds certificate that every product and partial sum fits int32.
+struct WaiConvAcc32Args {
+  int64_t cin = 0, in_h = 0, in_w = 0, cout = 0, groups = 1, kh = 1, kw = 1, sh = 1, sw = 1, out_h = 0,
+          out_w = 0;
+  const int32_t* x = nullptr;
+  const int32_t* w = nullptr;
+  const int32_t* bias = nullptr;
+  int32_t* acc = nullptr;
+};
+
 struct KernelTable {
   KernelPath path;
   std::string_view name;  // "scalar", "v128", "avx2", "avx512"
@@ -245,6 +258,8 @@ struct KernelTable {
   // count.
   size_t (*int8_depthwise_scratch_bytes)(const Int8DepthwiseArgs& args, const ThreadContext& threads);
   void (*int8_depthwise)(const Int8DepthwiseArgs& args, void* scratch, const ThreadContext& threads);
+  // wai-ops/1 acc32 convolution sums (WaiConvAcc32Args); the same int32 values on every path.
+  void (*wai_conv_acc32)(const WaiConvAcc32Args& args, const ThreadContext& threads);
 };
 
 // The table for a path, or nullptr when this build or CPU lacks it.

@@ -464,12 +464,9 @@ void NodeRules::run() {
   }
 }
 
-// Does a node meet a profile (§8.5, "What a node fits")? Fills the failure key when it does not.
-bool node_fits(const Model& m, const Node& n, const NodeBounds& b, size_t profile, Failure* failure) {
-  if (b.saturated) {
-    if (failure) *failure = {"node", 0, "saturated", std::nullopt};
-    return false;
-  }
+// The widest intermediate or producer result of a node that fails a profile's width for its class (§8.5, the
+// first-failure key), a tie going to the smallest key; nullopt when every one fits.
+std::optional<std::pair<std::string, int>> widest_failure(const NodeBounds& b, size_t profile) {
   std::string worst_key;
   int worst_bits = 0;
   auto consider = [&](const std::string& key, const Interval& iv, Width w) {
@@ -480,8 +477,18 @@ bool node_fits(const Model& m, const Node& n, const NodeBounds& b, size_t profil
   for (const RecordedInterval& r : b.intermediates) consider(r.key, r.iv, r.width);
   for (size_t k = 0; k < b.results.size(); ++k)
     consider("out." + std::to_string(k), b.results[k], Width::Tensor);
-  if (worst_bits > 0) {
-    if (failure) *failure = {"node", 0, worst_key, worst_bits};
+  if (worst_bits == 0) return std::nullopt;
+  return std::pair{worst_key, worst_bits};
+}
+
+// Does a node meet a profile (§8.5, "What a node fits")? Fills the failure key when it does not.
+bool node_fits(const Model& m, const Node& n, const NodeBounds& b, size_t profile, Failure* failure) {
+  if (b.saturated) {
+    if (failure) *failure = {"node", 0, "saturated", std::nullopt};
+    return false;
+  }
+  if (const auto worst = widest_failure(b, profile)) {
+    if (failure) *failure = {"node", 0, worst->first, worst->second};
     return false;
   }
   if (profile == kAcc32) {
@@ -594,9 +601,13 @@ Json strings_json(const std::vector<const char*>& v) {
   return a;
 }
 
-Json failure_json(const Failure& f) {
+Json optional_string(const std::optional<std::string>& s) {
+  return s ? Json::string(*s) : Json::null();
+}
+
+Json failure_json(const Failure& f, const std::optional<std::string>& role) {
   Json j = Json::object()
-               .set("graph", Json::null())
+               .set("graph", optional_string(role))
                .set("index", Json::integer(int64_t(f.index)))
                .set("key", Json::string(f.key))
                .set("where", Json::string(f.where));
@@ -704,7 +715,48 @@ Bounds bounds_pass(const Model& m) {
   return b;
 }
 
-std::string certificate_json(const Model& m, const Bounds& b, std::span<const uint8_t> graph_bytes) {
+std::optional<AdmissibleRange> admissible_range(const Model& m, const Bounds& b, uint32_t tensor,
+                                                size_t profile) {
+  const std::vector<Shape> shapes = m.sizes_declared ? plan_declared_shapes(m) : std::vector<Shape>{};
+  std::vector<Interval> seen = b.tensors;
+  // C(X): every direct consumer, reading the tensor as [-X, X] and everything else as the pass computed it,
+  // forms only values that fit the profile's widths, and none saturates. Parameter conditions and policies
+  // do not count.
+  auto holds = [&](uint64_t x) {
+    seen[tensor] = {-Wide::from_u64(x), Wide::from_u64(x)};
+    for (const Node& n : m.nodes) {
+      if (std::find(n.in.begin(), n.in.end(), tensor) == n.in.end()) continue;
+      NodeBounds nb;
+      NodeRules rules(m, n, seen, shapes, nb);
+      try {
+        rules.run();
+      } catch (const LoadFailure&) {  // lut16 cannot read an input past i16 (§5.6)
+        return false;
+      }
+      if (rules.saturated() || widest_failure(nb, profile)) return false;
+    }
+    return true;
+  };
+  // The largest X in [0, 2^63] for which C(X) holds; C is monotone (§8.4).
+  uint64_t lo = 0, hi = uint64_t(1) << 63;
+  if (holds(hi)) {
+    lo = hi;
+  } else if (!holds(0)) {
+    return std::nullopt;
+  }
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (holds(mid) ? lo : hi) = mid;
+  }
+  return AdmissibleRange{int64_t(-i128(lo)), int64_t(std::min<uint64_t>(lo, INT64_MAX))};
+}
+
+namespace {
+
+// One member of a certificate's "graphs" (§8.5).
+Json graph_json(const CertifiedGraph& g) {
+  const Model& m = *g.model;
+  const Bounds& b = *g.bounds;
   Json inputs = Json::array();
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     const Input& in = m.inputs[i];
@@ -773,35 +825,82 @@ std::string certificate_json(const Model& m, const Bounds& b, std::span<const ui
     }
     nodes.push(std::move(node));
   }
-  const std::string digest = sha256_hex(
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(graph_bytes.data()), graph_bytes.size()));
-  Json graph = Json::object()
-                   .set("graph_sha256", Json::string(digest))
-                   .set("inputs", std::move(inputs))
-                   .set("name", Json::null())
-                   .set("nodes", std::move(nodes))
-                   .set("scalars", std::move(scalars));
+  return Json::object()
+      .set("graph_sha256", Json::string(g.graph_sha256))
+      .set("inputs", std::move(inputs))
+      .set("name", optional_string(g.role))
+      .set("nodes", std::move(nodes))
+      .set("scalars", std::move(scalars));
+}
+
+// §8.5: strings are printable ASCII; a digest is 64 lowercase hex digits.
+void require_printable(const std::optional<std::string>& s, const char* what) {
+  if (s && !std::all_of(s->begin(), s->end(), [](char c) { return c >= 0x20 && c <= 0x7E; }))
+    throw std::invalid_argument(std::string(what) + " is not printable ASCII");
+}
+
+}  // namespace
+
+Certificate set_certificate(std::span<const CertifiedGraph> graphs, const SetInfo& info) {
+  require_printable(info.capability, "the capability");
+  require_printable(info.lowering, "the lowering");
+  if (info.set_sha256 && (info.set_sha256->size() != 64 ||
+                          !std::all_of(info.set_sha256->begin(), info.set_sha256->end(), [](char c) {
+                            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                          })))
+    throw std::invalid_argument("the set digest is not 64 lowercase hexadecimal digits");
+  Certificate cert;
+  Json members = Json::array();
+  std::vector<std::string> reasons, flags;
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    const CertifiedGraph& g = graphs[k];
+    require_printable(g.role, "a role");
+    members.push(graph_json(g));
+    for (size_t profile : {kAcc64, kAcc32}) {
+      std::optional<CertificateFailure>& first = profile == kAcc64 ? cert.acc64_failure : cert.acc32_failure;
+      if (const std::optional<Failure>& f = g.bounds->first_failure[profile]; f && !first)
+        first = CertificateFailure{f->where, f->index, f->key, f->bits.value_or(0), k, g.role};
+    }
+    reasons.insert(reasons.end(), g.bounds->npu_reasons.begin(), g.bounds->npu_reasons.end());
+    flags.insert(flags.end(), g.bounds->npu_flags.begin(), g.bounds->npu_flags.end());
+  }
+  cert.acc64 = !cert.acc64_failure, cert.acc32 = !cert.acc32_failure;
+  // Each graph's reasons name "acc32" when that graph fails it; the set's name it when the set fails it.
+  std::erase(reasons, std::string("acc32"));
+  if (!cert.acc32) reasons.push_back("acc32");
+  for (std::vector<std::string>* v : {&reasons, &flags}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  cert.npu = reasons.empty();
+  cert.npu_reasons = reasons, cert.npu_flags = flags;
   Json npu_flags = Json::array(), npu_reasons = Json::array();
-  for (const std::string& f : b.npu_flags) npu_flags.push(Json::string(f));
-  for (const std::string& r : b.npu_reasons) npu_reasons.push(Json::string(r));
+  for (const std::string& f : flags) npu_flags.push(Json::string(f));
+  for (const std::string& r : reasons) npu_reasons.push(Json::string(r));
   Json verdict = Json::object()
-                     .set("acc32", Json::boolean(b.verdict[kAcc32]))
-                     .set("acc64", Json::boolean(b.verdict[kAcc64]))
-                     .set("npu", Json::boolean(b.npu()))
+                     .set("acc32", Json::boolean(cert.acc32))
+                     .set("acc64", Json::boolean(cert.acc64))
+                     .set("npu", Json::boolean(cert.npu))
                      .set("npu_flags", std::move(npu_flags))
                      .set("npu_reasons", std::move(npu_reasons));
-  if (b.first_failure[kAcc32]) verdict.set("acc32_first_failure", failure_json(*b.first_failure[kAcc32]));
-  if (b.first_failure[kAcc64]) verdict.set("acc64_first_failure", failure_json(*b.first_failure[kAcc64]));
-  std::string out;
+  auto failure = [&](const CertificateFailure& f) {
+    return failure_json(Failure{f.where == "input"    ? "input"
+                                : f.where == "scalar" ? "scalar"
+                                                      : "node",
+                                f.index, f.key, f.bits ? std::optional<int>(f.bits) : std::nullopt},
+                        f.role);
+  };
+  if (cert.acc32_failure) verdict.set("acc32_first_failure", failure(*cert.acc32_failure));
+  if (cert.acc64_failure) verdict.set("acc64_first_failure", failure(*cert.acc64_failure));
   Json::object()
-      .set("capability", Json::null())
+      .set("capability", optional_string(info.capability))
       .set("certificate", Json::string("wai-ops/1 bounds"))
-      .set("graphs", Json::array().push(std::move(graph)))
-      .set("lowering", Json::string("whg1"))
-      .set("set_sha256", Json::null())
+      .set("graphs", std::move(members))
+      .set("lowering", Json::string(info.lowering))
+      .set("set_sha256", optional_string(info.set_sha256))
       .set("verdict", std::move(verdict))
-      .write(out);
-  return out;
+      .write(cert.bytes);
+  return cert;
 }
 
 void BoundsChecker::seen(const char* key, i128 value) {
@@ -820,22 +919,18 @@ void check_in_interval(const Interval& iv, const IntTensor& t, const std::string
 }
 
 detail::Certified certify_model(const Model& m, std::span<const uint8_t> graph_bytes) {
-  detail::Certified c{bounds_pass(m), {}};
-  const Bounds& b = c.bounds;
+  detail::Certified c{bounds_pass(m),
+                      {},
+                      sha256_hex(std::span<const std::byte>(
+                          reinterpret_cast<const std::byte*>(graph_bytes.data()), graph_bytes.size()))};
+  const CertifiedGraph self{&m, &c.bounds, c.graph_sha256, std::nullopt};
+  c.certificate = set_certificate({&self, 1}, SetInfo{});
   Certificate& cert = c.certificate;
-  cert.bytes = certificate_json(m, b, graph_bytes);
-  cert.acc64 = b.verdict[kAcc64], cert.acc32 = b.verdict[kAcc32], cert.npu = b.npu();
-  for (size_t profile : {kAcc64, kAcc32})
-    if (const std::optional<Failure>& f = b.first_failure[profile])
-      (profile == kAcc64 ? cert.acc64_failure : cert.acc32_failure) =
-          CertificateFailure{f->where, f->index, f->key, f->bits.value_or(0)};
-  cert.npu_reasons = b.npu_reasons;
-  cert.npu_flags = b.npu_flags;
   auto view = [](std::string key, const Interval& iv) {
     return CertifiedInterval{std::move(key), iv.lo.to_decimal(), iv.hi.to_decimal(), iv.bits()};
   };
   for (size_t k = 0; k < m.nodes.size(); ++k) {
-    const NodeBounds& nb = b.nodes[k];
+    const NodeBounds& nb = c.bounds.nodes[k];
     CertificateNode& node = cert.nodes.emplace_back();
     node.op = op_name(m.nodes[k].op);
     node.saturated = nb.saturated;

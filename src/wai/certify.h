@@ -84,6 +84,7 @@ namespace detail {
 struct Certified {
   Bounds bounds;
   Certificate certificate;
+  std::string graph_sha256;  // of the graph's WHG1 bytes, for the certificates of sets that hold it
 };
 }  // namespace detail
 
@@ -91,9 +92,23 @@ struct Certified {
 // model_mismatch) for a check interval that no value can meet and for a lut16 input outside [-32767, 32767].
 Bounds bounds_pass(const Model& m);
 
-// The certificate of one WHG1 graph certified on its own (lowering "whg1", no capability, no set digest, no
-// role: docs/wai-ops.md says why), as canonical JSON bytes.
-std::string certificate_json(const Model& m, const Bounds& b, std::span<const uint8_t> graph_bytes);
+// One graph of a certificate (§8.5): the model, its bounds pass, its digest and its role (nullopt: none).
+struct CertifiedGraph {
+  const Model* model;
+  const Bounds* bounds;
+  std::string graph_sha256;
+  std::optional<std::string> role;
+};
+
+// The certificate of a set of graphs, in the order given, with the set's verdict and first failures (graphs
+// in order, then inputs, scalars and nodes), as canonical JSON bytes. Throws std::invalid_argument for a
+// role, capability or lowering outside printable ASCII, or a digest that is not 64 lowercase hex digits.
+Certificate set_certificate(std::span<const CertifiedGraph> graphs, const SetInfo& info);
+
+// The §8.4 admissible range of `tensor` for a profile (kAcc64 or kAcc32): [-X*, min(X*, 2^63 - 1)], or
+// nullopt when no range lets the tensor's direct consumers meet the profile.
+std::optional<AdmissibleRange> admissible_range(const Model& m, const Bounds& b, uint32_t tensor,
+                                                size_t profile);
 
 // The bounds pass and the certificate of a model loaded from `graph_bytes`, as Graph keeps them.
 detail::Certified certify_model(const Model& m, std::span<const uint8_t> graph_bytes);

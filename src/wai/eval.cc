@@ -3,6 +3,8 @@
 #include "wai/eval.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "wai/arith.h"
 
@@ -77,29 +79,43 @@ void conv(const Node& n, const IntTensor& x, IntTensor& y) {
   }
 }
 
+// The taps of conv_transpose that reach output coordinate p along one axis (§5.3): each kernel index k with
+// t = p + pad - k >= 0, t mod stride = 0 and t / stride < size, as (k, t / stride).
+std::vector<std::pair<int64_t, int64_t>> transposed_taps(int64_t p, int64_t pad, int64_t kernel,
+                                                         int64_t stride, int64_t size) {
+  std::vector<std::pair<int64_t, int64_t>> taps;
+  for (int64_t k = 0; k < kernel; ++k) {
+    const int64_t t = p + pad - k;
+    if (t >= 0 && t % stride == 0 && t / stride < size) taps.push_back({k, t / stride});
+  }
+  return taps;
+}
+
 void conv_transpose(const Node& n, const IntTensor& x, IntTensor& y) {
   const View in{x};
   MutView out{y};
   const int64_t cin = x.shape[0];
-  for (int64_t o = 0; o < n.cout; ++o)
-    for (int64_t oy = 0; oy < y.shape[1]; ++oy)
+  // The taps of every output column, found once; a row or column no tap reaches costs nothing per channel
+  // (large output paddings make many).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> col_taps(size_t(y.shape[2]));
+  for (int64_t ox = 0; ox < y.shape[2]; ++ox)
+    col_taps[size_t(ox)] = transposed_taps(ox, n.pw, n.kw, n.sw, in.W());
+  for (int64_t oy = 0; oy < y.shape[1]; ++oy) {
+    const auto row_taps = transposed_taps(oy, n.ph, n.kh, n.sh, in.H());
+    for (int64_t o = 0; o < n.cout; ++o)
       for (int64_t ox = 0; ox < y.shape[2]; ++ox) {
         i128 acc = 0;
         for (int64_t ci = 0; ci < cin; ++ci)
-          for (int64_t i = 0; i < n.kh; ++i) {
-            const int64_t ty = oy + n.ph - i;
-            if (ty < 0 || ty % n.sh != 0 || ty / n.sh >= in.H()) continue;
-            for (int64_t j = 0; j < n.kw; ++j) {
-              const int64_t tx = ox + n.pw - j;
-              if (tx < 0 || tx % n.sw != 0 || tx / n.sw >= in.W()) continue;
+          for (const auto& [i, iy] : row_taps)
+            for (const auto& [j, ix] : col_taps[size_t(ox)]) {
               const int64_t w = n.weights[size_t(((ci * n.cout + o) * n.kh + i) * n.kw + j)];
-              seen("convT.term", i128(w) * in(ci, ty / n.sh, tx / n.sw));
-              acc = add(acc, i128(w) * in(ci, ty / n.sh, tx / n.sw));
+              seen("convT.term", i128(w) * in(ci, iy, ix));
+              acc = add(acc, i128(w) * in(ci, iy, ix));
               seen("convT.acc", acc);
             }
-          }
         out(o, oy, ox) = rq(n.rq, size_t(o), acc);
       }
+  }
 }
 
 // Applies f(c, v) to every element, channel by channel.

@@ -1,7 +1,9 @@
 // Graph::load and IntSession::run: the load checks, and the four run-time refusal steps of wai-ops/1 §4 in
 // order, with state carried across the decodes of a sequence (§10.3).
 #include <algorithm>
+#include <stdexcept>
 
+#include "wai/acc32.h"
 #include "wai/arith.h"
 #include "wai/certify.h"
 #include "wai/eval.h"
@@ -60,6 +62,27 @@ const Certificate& Graph::certify() const {
   return certified_->certificate;
 }
 
+std::optional<AdmissibleRange> Graph::admissible_range(uint32_t tensor, Profile profile) const {
+  if (tensor >= model_->tensors.size()) throw std::out_of_range("admissible_range: no such tensor");
+  if (profile == Profile::None) throw std::out_of_range("admissible_range: Profile::None has no widths");
+  return wai::admissible_range(*model_, certified_->bounds, tensor,
+                               profile == Profile::Acc64 ? kAcc64 : kAcc32);
+}
+
+size_t Graph::tensor_count() const {
+  return model_->tensors.size();
+}
+
+Certificate certify_set(std::span<const SetMember> members, const SetInfo& info) {
+  std::vector<CertifiedGraph> graphs;
+  for (const SetMember& s : members) {
+    if (!s.graph) throw std::invalid_argument("certify_set: a member has no graph");
+    const detail::Certified& c = s.graph->certified();
+    graphs.push_back({&s.graph->model(), &c.bounds, c.graph_sha256, s.role});
+  }
+  return set_certificate(graphs, info);
+}
+
 size_t Graph::data_input_count() const {
   return size_t(std::count_if(model_->inputs.begin(), model_->inputs.end(),
                               [](const Input& in) { return in.kind == InputKind::Data; }));
@@ -94,6 +117,16 @@ void apply_policy(const TensorRecord& r, IntTensor& t, const std::string& what) 
       if (v < r.lo || v > r.hi)
         throw Refused{Refusal::FieldRange, what + " has an element outside its check range"};
   }
+}
+
+// The kernel table of the acc32 fast path: the named path, or the best this CPU has.
+const KernelTable* fast_path_kernels(const std::string& name) {
+  KernelPath path = best_kernel_path();
+  if (!name.empty() && !parse_kernel_path(name, path))
+    throw std::invalid_argument("wai: unknown kernel path " + name);
+  const KernelTable* table = kernel_table(path);
+  if (!table) throw std::invalid_argument("wai: this build or CPU has no kernel path " + name);
+  return table;
 }
 
 }  // namespace
@@ -172,6 +205,9 @@ RunResult IntSession::run(std::span<const IntTensor> inputs, std::span<const int
       if (options_.check_bounds)
         check_in_interval(bounds.tensors[in.tensor], t, "input " + std::to_string(i));
     }
+    const KernelTable* kernels = nullptr;
+    if (options_.acc32_fast_path && !options_.check_bounds) kernels = fast_path_kernels(options_.kernel_path);
+    const ThreadContext threads{options_.threads};
     std::vector<const IntTensor*> ins;
     std::vector<IntTensor*> outs;
     for (size_t k = 0; k < m.nodes.size(); ++k) {
@@ -187,7 +223,10 @@ RunResult IntSession::run(std::span<const IntTensor> inputs, std::span<const int
       const std::string where = std::string(op_name(n.op)) + " #" + std::to_string(k);
       BoundsChecker checker(bounds.nodes[k], where);
       try {
-        eval_node(n, ins, outs, scalars, options_.check_bounds ? &checker : nullptr);
+        if (kernels && acc32_eligible(n, bounds.nodes[k], bounds.tensors[n.in[0]]))
+          conv_acc32(*kernels, threads, n, *ins[0], *outs[0]);
+        else
+          eval_node(n, ins, outs, scalars, options_.check_bounds ? &checker : nullptr);
       } catch (const WidthOverflow&) {
         throw Refused{Refusal::ModelMismatch,
                       std::string(op_name(n.op)) + " #" + std::to_string(k) +

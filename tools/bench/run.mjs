@@ -10,8 +10,8 @@
 // overhead, the floor under any small model such as silero. The model `transformer-encoder` is the project's own
 // (tools/models/make_transformer_encoder.py, written into the cache with seeded inputs), timed at sequence 128 with
 // batch 1 and 8; its reference is ONNX Runtime native's output, computed here. The quantized test models (cnn-qdq,
-// encoder-dynamic) and their float models are in the default list; isnet-medium runs only when named (a call takes
-// seconds natively and tens of seconds in wasm).
+// cnn-dynamic, encoder-dynamic, encoder-qdq) and their float models are in the default list; isnet-medium runs only
+// when named (a call takes seconds natively and tens of seconds in wasm).
 // A row's time is the median over --reps repetitions; a repetition is about --seconds of back-to-back calls after
 // a cold call and warm-up (onemodel: the CLI's median per call; ONNX Runtime: the mean per call). Every engine's
 // output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
@@ -30,7 +30,7 @@ import { cacheRoot, generatedTensor, option, readNpy } from './common.mjs';
 
 const models = option('--models', option('--model',
   'floor,det,cls,melspectrogram,wake-embedding,silero-vad-legacy,silero-vad-v5,transformer-encoder,' +
-  'cnn,cnn-qdq,encoder-fp32,encoder-dynamic')).split(',');
+  'cnn,cnn-qdq,cnn-dynamic,encoder-fp32,encoder-dynamic,encoder-qdq')).split(',');
 const wasm = !process.argv.includes('--no-wasm');
 const memory = process.argv.includes('--memory');
 const threadCounts = option('--threads', '1,2').split(',').map(Number);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -30,7 +32,7 @@ constexpr const char* kUsage =
     "usage:\n"
     "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--kernels PATH]\n"
     "                     [--optimization none|basic|all] [--weight-storage float32|binary16|bfloat16]\n"
-    "                     [--out DIR] [--hash]\n"
+    "                     [--out DIR] [--hash] [--stats]\n"
     "  onemodel info MODEL\n"
     "  onemodel convert IN.onnx OUT.onemodel\n"
     "  onemodel conformance DATA_DIR [--mode fast|exact] [--json FILE] [--filter SUBSTR]\n"
@@ -55,6 +57,7 @@ struct RunArgs {
   onemodel::SessionOptions options;
   std::string out_dir;
   bool hash = false;
+  bool stats = false;
   double seconds = 3.0;
 };
 
@@ -108,6 +111,8 @@ RunArgs parse_run_args(const std::vector<std::string>& args, bool bench) {
       r.out_dir = value();
     } else if (a == "--hash" && !bench) {
       r.hash = true;
+    } else if (a == "--stats" && !bench) {
+      r.stats = true;
     } else if (a == "--seconds" && bench) {
       r.seconds = std::stod(value());
     } else if (!a.empty() && a[0] == '-') {
@@ -153,10 +158,30 @@ std::string type_text(const onemodel::TensorInfo& info) {
   return s + "]";
 }
 
+// A field of /proc/self/status in kB ("RssAnon", "VmHWM"); -1 where there is none (wasm, not Linux).
+long long proc_status_kb(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.compare(0, field.size() + 1, field + ":") == 0)
+      return std::atoll(line.c_str() + field.size() + 1);
+  }
+  return -1;
+}
+
 int run_command(const std::vector<std::string>& argv) {
   RunArgs args = parse_run_args(argv, false);
   auto session = onemodel::Session::load(args.model, args.options);
+  // Resident memory once the session holds its weights: anonymous (copies, compact weights) and file-backed
+  // (pages of a mapped model file that were read).
+  const long long anon_loaded_kb = args.stats ? proc_status_kb("RssAnon") : -1;
+  const long long file_loaded_kb = args.stats ? proc_status_kb("RssFile") : -1;
   auto outputs = session.run(bind_inputs(session, args));
+  if (args.stats) {
+    std::printf(
+        "stats weight_bytes %zu rss_anon_after_load_kb %lld rss_file_after_load_kb %lld peak_rss_kb %lld\n",
+        session.weight_bytes(), anon_loaded_kb, file_loaded_kb, proc_status_kb("VmHWM"));
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = session.outputs()[i].name;
     const Tensor& t = outputs[i];

@@ -1,5 +1,7 @@
 #include "cli/wai.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -11,6 +13,7 @@
 #include "cli/wai_vector_json.h"
 #include "onemodel/hash.h"
 #include "onemodel/wai.h"
+#include "wai/model.h"
 
 namespace onemodel::cli {
 namespace {
@@ -23,7 +26,9 @@ using wai::tensor_of;
 constexpr const char* kUsage =
     "usage: onemodel wai run VECTORS.jsonl [--hash]\n"
     "       onemodel wai run GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n"
-    "       onemodel wai certify GRAPH.whg1\n";
+    "       onemodel wai certify GRAPH.whg1 [GRAPH.whg1]...\n"
+    "       onemodel wai admissible GRAPH.whg1\n"
+    "       onemodel wai bench GRAPH.whg1 [--runs N] [--threads T]\n";
 
 // One decode of a vector, with state carried in `state`.
 wai::RunResult run_decode(const wai::IntSession& session, const json& d, wai::State& state) {
@@ -175,14 +180,22 @@ int run_graph(const std::vector<std::string>& args) {
   return 0;
 }
 
-// Prints the certificate's exact bytes on stdout (no newline is added: they are what §8.5 hashes) and the
-// verdict on stderr. A graph refused at load, step 8 included, propagates as RefusalError.
-int certify_graph(const std::string& path) {
+std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const wai::Graph graph = wai::Graph::load(bytes, wai::Profile::None);
-  const wai::Certificate& c = graph.certify();
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Prints the certificate's exact bytes on stdout (no newline is added: they are what §8.5 hashes) and the
+// verdict on stderr. Several files make one "whg1" set in file order, with no roles and no set digest (its
+// listing format is not in the text). A graph refused at load, step 8 included, propagates as RefusalError.
+int certify_graphs(const std::vector<std::string>& paths) {
+  std::vector<wai::Graph> graphs;
+  for (const std::string& path : paths)
+    graphs.push_back(wai::Graph::load(read_file(path), wai::Profile::None));
+  std::vector<wai::SetMember> members;
+  for (const wai::Graph& g : graphs) members.push_back({&g, std::nullopt});
+  const wai::Certificate c = graphs.size() == 1 ? graphs[0].certify() : wai::certify_set(members);
   std::fwrite(c.bytes.data(), 1, c.bytes.size(), stdout);
   std::fflush(stdout);
   std::fprintf(stderr, "\nacc64 %s, acc32 %s, npu %s\n", c.acc64 ? "true" : "false",
@@ -190,10 +203,100 @@ int certify_graph(const std::string& path) {
   return 0;
 }
 
+// One line per tensor: its admissible ranges for acc64 and acc32 (§8.4), or "none".
+int admissible_ranges(const std::string& path) {
+  const wai::Graph g = wai::Graph::load(read_file(path), wai::Profile::None);
+  for (uint32_t t = 0; t < g.tensor_count(); ++t) {
+    std::printf("tensor %u:", t);
+    for (const auto& [name, profile] :
+         {std::pair{"acc64", wai::Profile::Acc64}, std::pair{"acc32", wai::Profile::Acc32}}) {
+      const std::optional<wai::AdmissibleRange> r = g.admissible_range(t, profile);
+      if (r)
+        std::printf(" %s [%lld, %lld]", name, (long long)r->lo, (long long)r->hi);
+      else
+        std::printf(" %s none", name);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+// Times decodes of a graph whose data inputs declare their sizes, on inputs spread over each input's range:
+// the acc64 interpreter, then the acc32 fast path on each kernel path this build and CPU have. Every path's
+// outputs must equal the interpreter's. Prints a Markdown table (median of the runs).
+int bench_graph(const std::vector<std::string>& args) {
+  int runs = 5, threads = 1;
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--runs") {
+      runs = std::max(1, std::stoi(args[i + 1]));
+    } else if (args[i] == "--threads") {
+      threads = std::max(1, std::stoi(args[i + 1]));
+    } else {
+      throw std::runtime_error("unknown option " + args[i]);
+    }
+  }
+  const wai::Graph g = wai::Graph::load(read_file(args[0]));
+  const wai::detail::Model& m = g.model();
+  std::vector<IntTensor> inputs;
+  uint64_t seed = 8;
+  for (size_t i = 0; i < g.data_input_count(); ++i) {
+    const wai::Input& in = m.inputs[i];
+    const wai::TensorRecord& r = m.tensors[in.tensor];
+    if (in.max_h == 0) throw std::runtime_error("bench: the graph's inputs must declare their sizes");
+    IntTensor t{{int64_t(r.channels), int64_t(in.max_h), int64_t(in.max_w)}, {}};
+    const uint64_t span =
+        uint64_t(std::min<int64_t>(r.hi, INT32_MAX) - std::max<int64_t>(r.lo, INT32_MIN)) + 1;
+    for (int64_t k = 0; k < t.shape[0] * t.shape[1] * t.shape[2]; ++k) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      t.data.push_back(std::max<int64_t>(r.lo, INT32_MIN) + int64_t((seed >> 16) % span));
+    }
+    inputs.push_back(std::move(t));
+  }
+  auto time = [&](const wai::SessionOptions& options, std::vector<IntTensor>& outputs) {
+    const wai::IntSession session(g, options);
+    std::vector<double> ms;
+    for (int r = 0; r < runs; ++r) {
+      wai::State state;
+      const auto start = std::chrono::steady_clock::now();
+      wai::RunResult result = session.run(inputs, {}, state);
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      if (!result.ok()) throw std::runtime_error("bench: the decode was refused: " + result.message);
+      outputs = std::move(result.outputs);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  std::vector<IntTensor> reference, outputs;
+  wai::SessionOptions options;
+  options.threads = threads;
+  options.acc32_fast_path = false;
+  const double base = time(options, reference);
+  options.acc32_fast_path = true;
+  std::printf("| profile | kernel path | ms (median of %d) | speed-up |\n|---|---|---|---|\n", runs);
+  std::printf("| acc64 | interpreter | %.1f | 1.00x |\n", base);
+  for (const char* path : {"scalar", "v128", "avx2", "avx512"}) {
+    double ms = 0;
+    options.kernel_path = path;
+    try {
+      ms = time(options, outputs);
+    } catch (const std::invalid_argument&) {
+      continue;  // this build or CPU lacks the path
+    }
+    bool same = outputs.size() == reference.size();
+    for (size_t k = 0; same && k < outputs.size(); ++k) same = outputs[k].data == reference[k].data;
+    if (!same) throw std::runtime_error(std::string("bench: the acc32 outputs differ on ") + path);
+    std::printf("| acc32 | %s | %.1f | %.2fx |\n", path, ms, base / ms);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int wai_main(const std::vector<std::string>& args) {
-  if (args.size() == 2 && args[0] == "certify") return certify_graph(args[1]);
+  if (args.size() >= 2 && args[0] == "certify") return certify_graphs({args.begin() + 1, args.end()});
+  if (args.size() == 2 && args[0] == "admissible") return admissible_ranges(args[1]);
+  if (args.size() >= 2 && args[0] == "bench") return bench_graph({args.begin() + 1, args.end()});
   if (args.size() < 2 || args[0] != "run") {
     std::fputs(kUsage, stderr);
     return 2;

@@ -3,7 +3,7 @@
 
     make_quantized_models.py [OUT_DIR]
 
-OUT_DIR defaults to $ONEMODEL_CACHE/models (ONEMODEL_CACHE defaults to ~/.cache/onemodel). Four files, all seeded,
+OUT_DIR defaults to $ONEMODEL_CACHE/models (ONEMODEL_CACHE defaults to ~/.cache/onemodel). Six files, all seeded,
 so every run writes the same bytes:
 
 * cnn.onnx: a small image classifier, input x [batch, 3, 64, 64], output logits [batch, 10]: Conv 3->16 (3x3,
@@ -13,15 +13,26 @@ so every run writes the same bytes:
   or Gemm reads or writes passes through QuantizeLinear/DequantizeLinear (uint8, per tensor, MinMax ranges that
   include 0, taken over a seeded calibration set of 16 images: smooth random fields plus noise); weights int8,
   symmetric, per output channel; biases int32 with the scale x_scale * w_scale of each channel.
+* cnn-dynamic.onnx: its dynamic form: each Conv becomes DynamicQuantizeLinear(x) -> ConvInteger(x_q, w_q, x_zp, w_zp)
+  -> Cast(float) -> Mul(x_scale * w_scale) -> Add(bias), the scales and bias shaped [C, 1, 1] to broadcast over the
+  channels; weights uint8 (the type ONNX Runtime's ConvInteger takes), symmetric per output channel around one zero
+  point of 128. The Gemm head stays float.
 * encoder-fp32.onnx: the transformer encoder of make_transformer_encoder.py.
 * encoder-dynamic.onnx: its dynamic form as quantize_dynamic writes it: each MatMul with a constant weight becomes
   DynamicQuantizeLinear(A) -> MatMulInteger(A_q, W_q, A_zp, W_zp) -> Cast(float) -> Mul(A_scale * W_scale), the
   bias Add kept after it; weights int8, symmetric, per column. The attention products (both operands computed)
   stay float.
+* encoder-qdq.onnx: its static QDQ form: each of those 12 MatMuls reads QuantizeLinear/DequantizeLinear of its input
+  (one pair per tensor, shared by the query, key and value products) and its output passes through a pair before the
+  bias Add; activations uint8 per tensor from MinMax ranges over a seeded calibration batch (the float encoder run
+  here in float64 numpy), weights int8 symmetric per column (DequantizeLinear axis 1). The attention products stay
+  float, as in encoder-dynamic.
 
-The qdq graph pass rewrites cnn-qdq's Conv and Gemm sites to QLinearConv/QLinearMatMul; matmul-integer-fusion
-turns each product chain of encoder-dynamic into one MatMulIntegerToFloat (docs/models.md).
+The qdq graph pass rewrites cnn-qdq's Conv and Gemm sites and encoder-qdq's MatMul sites to
+QLinearConv/QLinearMatMul; matmul-integer-fusion turns each product chain of encoder-dynamic into one
+MatMulIntegerToFloat (docs/models.md).
 """
+import math
 import os
 import sys
 
@@ -190,18 +201,157 @@ def write_cnn_qdq(out_dir, weights):
     save(g, "cnn-qdq", *cnn_io(), out_dir)
 
 
-def write_encoders(out_dir):
-    model = make_transformer_encoder.build()
-    onnx.save(model, os.path.join(out_dir, "encoder-fp32.onnx"))
+def write_cnn_dynamic(out_dir, weights):
+    g = Graph()
+    y = "x"
+    for name, _, cout, k, stride, group in CONVS:
+        q, x_scale, x_zero_point = y + ".q", y + ".scale", y + ".zero_point"
+        g.nodes.append(h.make_node("DynamicQuantizeLinear", [y], [q, x_scale, x_zero_point], name=y + ".quantize"))
+        wq, ws = weight_quant(weights[name + ".weight"], 0)
+        w = g.const(name + ".weight.q", (wq.astype(np.int16) + 128).astype(np.uint8))
+        channel = (cout, 1, 1)
+        scale = g.node("Mul", [x_scale, g.const(name + ".weight.scale", ws.reshape(channel))], name + ".scale")
+        acc = g.node("ConvInteger", [q, w, x_zero_point, g.const(name + ".weight.zero_point", np.uint8(128))],
+                     name + ".int", kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4, group=group)
+        y = g.node("Cast", [acc], name + ".cast", to=T.FLOAT)
+        y = g.node("Mul", [y, scale], name + ".scaled")
+        y = g.node("Add", [y, g.const(name + ".bias", weights[name + ".bias"].reshape(channel))], name)
+        y = g.node("Relu", [y], name + ".relu")
+    y = g.node("Flatten", [g.node("GlobalAveragePool", [y], "gap")], "pooled")
+    g.node("Gemm", [y, g.const("fc.weight", weights["fc.weight"]), g.const("fc.bias", weights["fc.bias"])], "logits",
+           transB=1)
+    save(g, "cnn-dynamic", *cnn_io(), out_dir)
+
+
+def copy_model(model):
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    return out
+
+
+def evaluate(model, feeds, names):
+    """Runs the float encoder's graph in float64 numpy (calibration only needs ranges); returns the named values.
+    Serves exactly the operators make_transformer_encoder.py writes."""
+    values = {t.name: nh.to_array(t).astype(np.float64) if t.data_type == T.FLOAT else nh.to_array(t)
+              for t in model.graph.initializer}
+    values.update(feeds)
+    erf = np.vectorize(math.erf)
+
+    def reshape(x, shape):
+        return x.reshape([x.shape[i] if d == 0 else d for i, d in enumerate(shape)])
+
+    def layer_norm(x, gamma, beta, epsilon):
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + epsilon) * gamma + beta
+
+    def softmax(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    ops = {
+        "Gather": lambda a, n: np.take(a[0], a[1], axis=0),
+        "Shape": lambda a, n: np.array(a[0].shape[n["start"]:n["end"]], np.int64),
+        "Slice": lambda a, n: a[0][int(a[1][0]):int(a[2][0])],
+        "Add": lambda a, n: a[0] + a[1],
+        "Sub": lambda a, n: a[0] - a[1],
+        "Mul": lambda a, n: a[0] * a[1],
+        "Div": lambda a, n: a[0] / a[1],
+        "MatMul": lambda a, n: a[0] @ a[1],
+        "Erf": lambda a, n: erf(a[0]),
+        "Cast": lambda a, n: a[0].astype(np.float64),
+        "Unsqueeze": lambda a, n: np.expand_dims(a[0], tuple(int(i) for i in a[1])),
+        "Reshape": lambda a, n: reshape(a[0], a[1]),
+        "Transpose": lambda a, n: a[0].transpose(n["perm"]),
+        "Softmax": lambda a, n: softmax(a[0]),
+        "LayerNormalization": lambda a, n: layer_norm(a[0], a[1], a[2], n["epsilon"]),
+        "Identity": lambda a, n: a[0],
+    }
+    for node in model.graph.node:
+        attrs = {a.name: h.get_attribute_value(a) for a in node.attribute}
+        if node.op_type == "Slice" and len(node.input) > 3 and list(values[node.input[3]]) != [0]:
+            raise ValueError("evaluate: only a Slice of axis 0 is served")
+        values[node.output[0]] = ops[node.op_type]([values[i] for i in node.input], attrs)
+    return {n: values[n] for n in names}
+
+
+def calibration_tokens(batch=8, sequence=64):
+    """Seeded token ids in the encoder's vocabulary, row r padded after sequence - 8r tokens (the recorded inputs'
+    recipe, other draws)."""
+    rng = np.random.default_rng(11)
+    ids = rng.integers(0, make_transformer_encoder.VOCAB, (batch, sequence), dtype=np.int64)
+    mask = np.ones((batch, sequence), np.int64)
+    for r in range(batch):
+        mask[r, max(1, sequence - 8 * r):] = 0
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+def weight_matmuls(model):
+    """The MatMul nodes whose second input is a 2-D initializer (the encoder's linears)."""
+    weights = {t.name: t for t in model.graph.initializer}
+    return [n for n in model.graph.node
+            if n.op_type == "MatMul" and n.input[1] in weights and len(weights[n.input[1]].dims) == 2]
+
+
+def replace_graph(model, nodes, name):
+    """Sets the model's nodes, keeps only the initializers they read, names the graph and checks it."""
+    graph = model.graph
+    used = {i for n in nodes for i in n.input}
+    kept = [t for t in graph.initializer if t.name in used]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    graph.name = name
+    onnx.checker.check_model(model)
+
+
+def write_encoder_qdq(out_dir, model):
+    sites = weight_matmuls(model)
+    site_names = {n.name for n in sites}
+    ranges = evaluate(model, calibration_tokens(), {t for n in sites for t in (n.input[0], n.output[0])})
+    graph = model.graph
+    weights = {t.name: t for t in graph.initializer}
+    nodes, dequantized = [], {}
+
+    def qdq(tensor, source, output):
+        """QuantizeLinear then DequantizeLinear of `source` with the calibrated parameters of `tensor`."""
+        scale, zero_point = activation_quant(ranges[tensor])
+        graph.initializer.extend([nh.from_array(np.asarray(scale), tensor + ".scale"),
+                                  nh.from_array(np.asarray(zero_point), tensor + ".zero_point")])
+        params = [tensor + ".scale", tensor + ".zero_point"]
+        nodes.append(h.make_node("QuantizeLinear", [source] + params, [tensor + ".q"], name=tensor + ".q"))
+        nodes.append(h.make_node("DequantizeLinear", [tensor + ".q"] + params, [output], name=output))
+        return output
+
+    for n in graph.node:
+        if n.name not in site_names:
+            nodes.append(n)
+            continue
+        a, w, out = n.input[0], weights[n.input[1]], n.output[0]
+        if a not in dequantized:
+            dequantized[a] = qdq(a, a, a + ".dq")
+        wq, ws = weight_quant(nh.to_array(w), 1)
+        graph.initializer.extend([nh.from_array(wq, w.name + ".q"), nh.from_array(ws, w.name + ".scale"),
+                                  nh.from_array(np.zeros(len(ws), np.int8), w.name + ".zero_point")])
+        nodes.append(h.make_node("DequantizeLinear", [w.name + ".q", w.name + ".scale", w.name + ".zero_point"],
+                                 [w.name + ".dq"], name=w.name + ".dq", axis=1))
+        nodes.append(h.make_node("MatMul", [dequantized[a], w.name + ".dq"], [out + ".float"], name=out + ".float"))
+        qdq(out, out + ".float", out)
+    replace_graph(model, nodes, "encoder-qdq")
+    onnx.save(model, os.path.join(out_dir, "encoder-qdq.onnx"))
+
+
+def write_encoder_dynamic(out_dir, model):
+    site_names = {n.name for n in weight_matmuls(model)}
     graph = model.graph
     weights = {t.name: t for t in graph.initializer}
     nodes, quantized_inputs = [], {}
     for n in graph.node:
-        w = weights.get(n.input[1]) if n.op_type == "MatMul" else None
-        if w is None or len(w.dims) != 2:
+        if n.name not in site_names:
             nodes.append(n)
             continue
-        a, out = n.input[0], n.output[0]
+        a, w, out = n.input[0], weights[n.input[1]], n.output[0]
         if a not in quantized_inputs:
             quantized_inputs[a] = [a + ".q", a + ".scale", a + ".zero_point"]
             nodes.append(h.make_node("DynamicQuantizeLinear", [a], quantized_inputs[a], name=a + ".quantize"))
@@ -216,14 +366,7 @@ def write_encoders(out_dir):
             h.make_node("Cast", [out + ".int"], [out + ".cast"], name=out + ".cast", to=T.FLOAT),
             h.make_node("Mul", [out + ".cast", out + ".scale"], [out], name=out),
         ]
-    used = {i for n in nodes for i in n.input}
-    kept = [t for t in graph.initializer if t.name in used]
-    del graph.node[:]
-    graph.node.extend(nodes)
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
-    graph.name = "encoder-dynamic"
-    onnx.checker.check_model(model)
+    replace_graph(model, nodes, "encoder-dynamic")
     onnx.save(model, os.path.join(out_dir, "encoder-dynamic.onnx"))
 
 
@@ -234,7 +377,11 @@ def main():
     weights = cnn_weights()
     write_cnn(out_dir, weights)
     write_cnn_qdq(out_dir, weights)
-    write_encoders(out_dir)
+    write_cnn_dynamic(out_dir, weights)
+    encoder = make_transformer_encoder.build()
+    onnx.save(encoder, os.path.join(out_dir, "encoder-fp32.onnx"))
+    write_encoder_dynamic(out_dir, copy_model(encoder))
+    write_encoder_qdq(out_dir, copy_model(encoder))
 
 
 if __name__ == "__main__":

@@ -284,8 +284,10 @@ const inputsOf = {
   // (native-tests/models/int8_models_test.cc applies the int8 metric of oracles.md).
   cnn: async () => cnnInput(8, 8),
   'cnn-qdq': async () => cnnInput(8, 8),
+  'cnn-dynamic': async () => cnnInput(8, 8),
   'encoder-fp32': async () => encoderInput(9, 4, 64),
   'encoder-dynamic': async () => encoderInput(9, 4, 64),
+  'encoder-qdq': async () => encoderInput(9, 4, 64),
 };
 
 // Models written by the project's scripts rather than fetched, into the cache.
@@ -296,8 +298,10 @@ const derived = {
     execFileSync('/usr/bin/python3', [script('widen_fp16_model.py'), path.join(modelDir, 'isnet-medium.onnx'), file]),
   cnn: quantized,
   'cnn-qdq': quantized,
+  'cnn-dynamic': quantized,
   'encoder-fp32': quantized,
   'encoder-dynamic': quantized,
+  'encoder-qdq': quantized,
 };
 
 const force = process.argv.includes('--force');

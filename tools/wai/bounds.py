@@ -3,9 +3,12 @@
 Written from the text with Python's unbounded integers and shares no code with the C++ certifier
 (src/wai/certify.cc): it parses the WHG1 bytes itself, folds every partial sum term by term in index order with
 sat() after each step (the C++ pass uses §8.2's closed form instead), and writes the certificate's canonical JSON
-(§8.5) for a graph certified on its own: capability, set digest and role null, lowering "whg1".
+(§8.5) for a graph certified on its own (capability, set digest and role null, lowering "whg1") or for a set of
+graphs certified together. It also searches the admissible ranges of §8.4.
 
     certificate(graph_bytes) -> (certificate bytes, verdict dict)   or raises Refused(step 8) for a load refusal
+    set_certificate([(role or None, graph_bytes)], capability, lowering, set_sha256) -> (bytes, verdict)
+    admissible_ranges(graph_bytes) -> {tensor: {"acc64": (lo, hi) or None, "acc32": ...}}
 """
 
 import hashlib
@@ -558,14 +561,12 @@ def canonical(obj):
     return json.dumps(ints(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def certificate(b):
-    """The certificate bytes (str) and verdict of one WHG1 graph certified on its own; Refused for step 8."""
-    g = parse(b)
-    shapes = declared_shapes(g)
+def bounds_pass(g, shapes):
+    """Every tensor's interval after its policy, and each operator's (rules, out members); Refused for step 8."""
     T = g["tensors"]
     iv = {i["t"]: (T[i["t"]]["lo"], T[i["t"]]["hi"]) for i in g["inputs"]}
-    nodes = []
-    for k, o in enumerate(g["ops"]):
+    done = []
+    for o in g["ops"]:
         nd = rules(g, o, iv, shapes)
         outs = []
         for i, t in enumerate(o["outs"]):
@@ -581,6 +582,24 @@ def certificate(b):
                 tv = (a, b_)
             iv[t] = tv
             outs.append(dict(iv_json(tv), policy=rec["policy"], result=iv_json((a, b_)), tensor=t))
+        done.append((nd, outs))
+    return iv, done
+
+
+def printable(s):
+    """§8.5: a role or capability outside printable ASCII cannot be certified."""
+    if s is not None and not all(0x20 <= ord(c) <= 0x7E for c in s):
+        raise ValueError(f"{s!r} is not printable ASCII")
+    return s
+
+
+def graph_member(b, name):
+    """One graph of a certificate: its "graphs" member, its first failure per profile, NPU reasons and flags."""
+    g = parse(b)
+    T = g["tensors"]
+    iv, done = bounds_pass(g, declared_shapes(g))
+    nodes = []
+    for k, (o, (nd, outs)) in enumerate(zip(g["ops"], done)):
         node = {"acc32_params": acc32_params(g, o), "index": k, "npu_flags": npu_flags(g, o), "op": o["name"],
                 "intermediates": {key: iv_json(v) for key, v in nd.inter.items()}, "out": outs,
                 "saturated": nd.saturated}
@@ -600,26 +619,24 @@ def certificate(b):
             fails[prof] = node_failure(nd, node, T, o, p)
         node["fits"] = [p for p in ("acc32", "acc64") if fails[p] is None]
         nodes.append((node, fails))
-    verdict = {}
+    firsts = {}
     for p, prof in enumerate(("acc64", "acc32")):
         first = None
         for i, inp in enumerate(g["inputs"]):
             r = (T[inp["t"]]["lo"], T[inp["t"]]["hi"])
             if first is None and bits(*r) > WIDTH["tensor"][p]:
-                first = {"bits": bits(*r), "graph": None, "index": i, "key": "range", "where": "input"}
+                first = {"bits": bits(*r), "graph": name, "index": i, "key": "range", "where": "input"}
         for i, (lo, hi) in enumerate(g["scalars"]):
             if first is None and bits(lo, hi) > WIDTH["tensor"][p]:
-                first = {"bits": bits(lo, hi), "graph": None, "index": i, "key": "range", "where": "scalar"}
+                first = {"bits": bits(lo, hi), "graph": name, "index": i, "key": "range", "where": "scalar"}
         for k, (node, fails) in enumerate(nodes):
             if first is None and fails[prof] is not None:
                 key, b_ = fails[prof]
-                first = {"graph": None, "index": k, "key": key, "where": "node"}
+                first = {"graph": name, "index": k, "key": key, "where": "node"}
                 if b_ is not None:
                     first["bits"] = b_
-        verdict[prof] = first is None
-        if first is not None:
-            verdict[prof + "_first_failure"] = first
-    reasons = set() if verdict["acc32"] else {"acc32"}
+        firsts[prof] = first
+    reasons = set()
     for o in g["ops"]:
         if o["name"] in NOT_NPU:
             reasons.add("op:" + o["name"])
@@ -629,9 +646,7 @@ def certificate(b):
                 reasons.add("conv_groups")
         if o["name"] == "crop" and any(kind for kind, _ in o["operands"]):
             reasons.add("crop_scalar")
-    verdict["npu_reasons"] = sorted(reasons)
-    verdict["npu"] = not reasons
-    verdict["npu_flags"] = sorted({f for node, _ in nodes for f in node["npu_flags"]})
+    flags = {f for node, _ in nodes for f in node["npu_flags"]}
     inputs = []
     for inp in g["inputs"]:
         t = T[inp["t"]]
@@ -640,12 +655,85 @@ def certificate(b):
         if inp["kind"]:
             j.update(init=inp["init"], src=inp["src"])
         inputs.append(j)
-    graph = {"graph_sha256": hashlib.sha256(b).hexdigest(), "inputs": inputs, "name": None,
+    graph = {"graph_sha256": hashlib.sha256(b).hexdigest(), "inputs": inputs, "name": name,
              "nodes": [n for n, _ in nodes],
              "scalars": [{"hi": hi, "index": i, "lo": lo} for i, (lo, hi) in enumerate(g["scalars"])]}
-    cert = {"capability": None, "certificate": "wai-ops/1 bounds", "graphs": [graph], "lowering": "whg1",
-            "set_sha256": None, "verdict": verdict}
+    return graph, firsts, reasons, flags
+
+
+def set_certificate(members, capability=None, lowering="whg1", set_sha256=None):
+    """The certificate bytes (str) and verdict of a set of graphs, [(role or None, WHG1 bytes)] in the order
+    §8.5 gives (the lowering's roles, or file order for "whg1"); Refused when any graph is refused at step 8."""
+    parts = [graph_member(b, printable(name)) for name, b in members]
+    verdict = {}
+    for prof in ("acc64", "acc32"):
+        first = next((p[1][prof] for p in parts if p[1][prof] is not None), None)
+        verdict[prof] = first is None
+        if first is not None:
+            verdict[prof + "_first_failure"] = first
+    reasons = set().union(*(p[2] for p in parts)) | (set() if verdict["acc32"] else {"acc32"})
+    verdict["npu_reasons"] = sorted(reasons)
+    verdict["npu"] = not reasons
+    verdict["npu_flags"] = sorted(set().union(*(p[3] for p in parts)))
+    cert = {"capability": printable(capability), "certificate": "wai-ops/1 bounds", "graphs": [p[0] for p in parts],
+            "lowering": printable(lowering), "set_sha256": set_sha256, "verdict": verdict}
     return canonical(cert), verdict
+
+
+def certificate(b):
+    """The certificate bytes (str) and verdict of one WHG1 graph certified on its own; Refused for step 8."""
+    return set_certificate([(None, b)])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Admissible ranges (§8.4)
+
+
+def consumers_fit(g, shapes, iv, tensor, X, p):
+    """C(X) of §8.4: with the tensor read as [-X, X] by its direct consumers, every value they class fits
+    profile p's widths (0 acc64, 1 acc32) and none saturates. Parameter conditions and policies do not count."""
+    seen = dict(iv)
+    seen[tensor] = (-X, X)
+    for o in g["ops"]:
+        if tensor not in o["ins"]:
+            continue
+        try:
+            nd = rules(g, o, seen, shapes)
+        except Refused:  # lut16 cannot read an input past i16 (§5.6)
+            return False
+        if nd.saturated:
+            return False
+        if any(bits(*v) > WIDTH[CLASS[k]][p] for k, v in nd.inter.items()):
+            return False
+        if any(bits(*r) > WIDTH["tensor"][p] for r in nd.results):
+            return False
+    return True
+
+
+def admissible_ranges(b):
+    """{tensor: {"acc64": (lo, hi) or None, "acc32": ...}} for every tensor of a graph (§8.4): the largest X in
+    [0, 2^63] with C(X), by binary search, as [-X, min(X, 2^63 - 1)]; None when C(0) fails."""
+    g = parse(b)
+    shapes = declared_shapes(g)
+    iv, _ = bounds_pass(g, shapes)
+    out = {}
+    for t in range(len(g["tensors"])):
+        out[t] = {}
+        for p, prof in enumerate(("acc64", "acc32")):
+            lo, hi = 0, 1 << 63
+            if consumers_fit(g, shapes, iv, t, hi, p):
+                lo = hi
+            elif not consumers_fit(g, shapes, iv, t, 0, p):
+                out[t][prof] = None
+                continue
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if consumers_fit(g, shapes, iv, t, mid, p):
+                    lo = mid
+                else:
+                    hi = mid
+            out[t][prof] = (-lo, min(lo, (1 << 63) - 1))
+    return out
 
 
 def node_failure(nd, node, T, o, p):

@@ -14,6 +14,7 @@ graph's certificate to certificates/vectors.jsonl.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -570,6 +571,7 @@ def vector(vid, g, decodes):
     # acc64 fails acc32 too, so both profiles refuse it.
     try:
         CERTIFICATES[vid], verdict = bounds.certificate(g.encode())
+        CERTIFIED_GRAPHS[vid] = g.encode()
     except bounds.Refused:
         return load_refusal(vid, g, "model_mismatch")
     if not verdict["acc64"]:
@@ -578,8 +580,38 @@ def vector(vid, g, decodes):
     return {"decodes": out, "graph": g.encode().hex(), "id": vid, "load": "ok", "profiles": profiles}
 
 
-# Vector id -> the certificate bytes of its graph, for every graph that reaches the bounds pass.
+# Vector id -> the certificate bytes of its graph, and the graph's bytes, for every graph that passes the bounds
+# pass.
 CERTIFICATES = {}
+CERTIFIED_GRAPHS = {}
+
+# Sets certified together (§8.5): id -> (capability, lowering, set digest, [(role, vector id)]). The digest is
+# the caller's (its listing format is not in the text), here the SHA-256 of the members' bytes in order.
+SETS = {
+    "set-whg1-files": (None, "whg1", False, [(None, "conv-0"), (None, "conv_transpose-1"), (None, "golden-state")]),
+    "set-roles-acc32-fails": ("wai.neural.int_hyper", "whm1/1", True, [("h_s", "conv-3"), ("g_s", "conv-1")]),
+    "set-acc64-fails-second": (None, "whg1", True, [("a", "igdn-0"), ("b", "elu-load-min"), ("c", "rescale-s127-r1")]),
+    "set-all-acc32": ("wai.test", "whg1", False, [("x", "leaky-0"), ("y", "mul-1"), ("z", "chscale-0")]),
+}
+
+
+def admissible_line(vid):
+    """The §8.4 admissible ranges of every tensor of a vector graph, for native-tests/wai/certify_test.cc."""
+    ranges = bounds.admissible_ranges(CERTIFIED_GRAPHS[vid])
+    return canonical({"id": vid, "ranges": [
+        dict({p: None if r[p] is None else {"hi": r[p][1], "lo": r[p][0]} for p in r}, tensor=t)
+        for t, r in sorted(ranges.items())]})
+
+
+def set_line(sid):
+    capability, lowering, digest, members = SETS[sid]
+    graphs = [CERTIFIED_GRAPHS[vid] for _, vid in members]
+    set_sha256 = hashlib.sha256(b"".join(graphs)).hexdigest() if digest else None
+    cert, _ = bounds.set_certificate([(role, b) for (role, _), b in zip(members, graphs)], capability, lowering,
+                                     set_sha256)
+    return canonical({"capability": capability, "certificate": cert, "graphs": [b.hex() for b in graphs],
+                      "id": sid, "lowering": lowering, "roles": [role for role, _ in members],
+                      "set_sha256": set_sha256})
 
 
 def load_refusal(vid, g, code):
@@ -1114,6 +1146,11 @@ def main():
     os.makedirs(os.path.join(args.out, "certificates"), exist_ok=True)
     with open(os.path.join(args.out, "certificates", "vectors.jsonl"), "w", newline="\n") as f:
         f.write("\n".join(canonical({"certificate": c, "id": vid}) for vid, c in sorted(CERTIFICATES.items())) + "\n")
+    # The admissible ranges (§8.4) of every tensor of those graphs, and the certificates of a few sets of them.
+    with open(os.path.join(args.out, "certificates", "admissible.jsonl"), "w", newline="\n") as f:
+        f.write("\n".join(admissible_line(vid) for vid in sorted(CERTIFIED_GRAPHS)) + "\n")
+    with open(os.path.join(args.out, "certificates", "sets.jsonl"), "w", newline="\n") as f:
+        f.write("\n".join(set_line(sid) for sid in sorted(SETS)) + "\n")
     # Stage-operator vectors (§14.1), one file per operator under stage/.
     stage_dir = os.path.join(args.out, "stage")
     os.makedirs(stage_dir, exist_ok=True)

@@ -1,8 +1,8 @@
 // qdq (does not preserve bits; skipped in exact mode; int8.md "Graph rewrites"): the quantize-dequantize form
-// of a quantized Conv or Gemm,
+// of a quantized Conv, Gemm or MatMul,
 //
 //   DequantizeLinear(x_q, sx, zx), DequantizeLinear(w_q, sw, zw)[, DequantizeLinear(b_q, sb)]
-//     -> Conv or Gemm -> QuantizeLinear(., sy, zy)
+//     -> Conv, Gemm or MatMul -> QuantizeLinear(., sy, zy)
 //
 // becomes QLinearConv(x_q, sx, zx, w_q, sw, zw, sy, zy[, b_q]) or QLinearMatMul with the same inputs (B as
 // k x n, the bias as the ninth, int32 input), so the product runs on the integers. Conditions: x_q and w_q
@@ -10,8 +10,10 @@
 // per tensor or per output channel (axis 0 of the Conv weight, the column axis of the Gemm weight) with one
 // weight zero point for all channels; the bias int32 with a zero zero point and the scale sx * sw (float32
 // product, compared bit for bit) of each channel; the product read only by the QuantizeLinear. Gemm also
-// needs alpha 1, beta 1 and no transA (a transB weight is transposed once here); Conv 1-D or 2-D. The fused
-// node takes the QuantizeLinear's place. Anything else is left as written.
+// needs alpha 1, beta 1 and no transA (a transB weight is transposed once here); Conv 1-D or 2-D. MatMul (our
+// addition to int8.md's table) is a Gemm without bias: a 2-D constant weight whose columns are the channels,
+// any activation rank (QLinearMatMul batches A as MatMul does). The fused node takes the QuantizeLinear's
+// place. Anything else is left as written.
 #include <cstring>
 
 #include "graph/passes/graph_pass.h"
@@ -24,6 +26,8 @@ bool is_op(const CompiledNode& n, std::string_view type, size_t min_inputs, size
   return is_onnx_op(n, type) && n.inputs.size() >= min_inputs && n.inputs.size() <= max_inputs &&
          !n.outputs.empty() && n.outputs[0] >= 0;
 }
+
+enum class Product { Conv, Gemm, MatMul };
 
 bool is_8bit(DType t) {
   return t == DType::U8 || t == DType::I8;
@@ -46,8 +50,16 @@ class Rewriter {
     if (product_index < 0 || g_.only_reader(quantize.inputs[0]) != static_cast<int32_t>(quantize_index))
       return;
     const CompiledNode& product = g_.nodes()[static_cast<size_t>(product_index)];
-    const bool conv = is_op(product, "Conv", 2, 3);
-    if (!conv && !(is_op(product, "Gemm", 2, 3) && plain_gemm(product))) return;
+    Product kind;
+    if (is_op(product, "Conv", 2, 3))
+      kind = Product::Conv;
+    else if (is_op(product, "Gemm", 2, 3) && plain_gemm(product))
+      kind = Product::Gemm;
+    else if (is_op(product, "MatMul", 2, 2))
+      kind = Product::MatMul;
+    else
+      return;
+    const bool conv = kind == Product::Conv;
 
     // Output: scalar float32 scale and 8-bit zero point (uint8 when omitted).
     const int32_t sy = quantize.inputs[1];
@@ -72,7 +84,7 @@ class Rewriter {
     if (wq == nullptr || sw == nullptr || !is_8bit(wq->dtype) || sw->dtype != DType::F32 ||
         sw->shape.rank > 1)
       return;
-    const bool trans_b = !conv && product.info->get_int("transB", 0) != 0;
+    const bool trans_b = kind == Product::Gemm && product.info->get_int("transB", 0) != 0;
     if (conv ? (wq->shape.rank != 3 && wq->shape.rank != 4) : wq->shape.rank != 2) return;
     const int channel_axis = conv || trans_b ? 0 : 1;
     const int64_t channels = wq->shape[channel_axis];

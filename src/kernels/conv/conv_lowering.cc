@@ -1,6 +1,7 @@
 #include "kernels/conv/conv_lowering.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace onemodel {
 namespace {
@@ -9,58 +10,95 @@ int64_t ceil_div_nonneg(int64_t x, int64_t d) {
   return x <= 0 ? 0 : d == 1 ? x : (x + d - 1) / d;
 }
 
-// Writes one row of the packed-B layout column after column: each strip holds nr consecutive columns of the
-// row, and the strips are `strip_floats` apart.
-class PackedRowWriter {
- public:
-  PackedRowWriter(float* row, int64_t nr, int64_t strip_floats)
-      : dst_(row), nr_(nr), left_(nr), strip_skip_(strip_floats - nr) {}
-
-  // The next `count` columns take src[0], src[sw], ... (+0 when src is null), strip piece by strip piece.
-  void put(const float* src, int64_t sw, int64_t count) {
-    while (count > 0) {
-      const int64_t n = left_ < count ? left_ : count;
-      if (src == nullptr) {
-        for (int64_t i = 0; i < n; ++i) dst_[i] = 0.0f;
-      } else if (sw == 1) {
-        for (int64_t i = 0; i < n; ++i) dst_[i] = src[i];  // short runs: a loop beats a memcpy call
-        src += n;
-      } else {
-        for (int64_t i = 0; i < n; ++i) dst_[i] = src[i * sw];
-        src += n * sw;
-      }
-      dst_ += n;
-      count -= n;
-      left_ -= n;
-      if (left_ == 0) dst_ += strip_skip_, left_ = nr_;
+// `count` floats of src (fixed-size moves when the caller knows the count: kCount != 0), or +0 when src is
+// null.
+template <int64_t kCount>
+void copy_run(float* dst, const float* src, int64_t count) {
+  if constexpr (kCount != 0) {
+    if (src != nullptr) {
+      std::memcpy(dst, src, kCount * sizeof(float));
+      return;
     }
+    count = kCount;
   }
+  if (src == nullptr) {
+    for (int64_t i = 0; i < count; ++i) dst[i] = 0.0f;
+  } else {
+    for (int64_t i = 0; i < count; ++i) dst[i] = src[i];  // short runs: a loop beats a memcpy call
+  }
+}
 
- private:
-  float* dst_;
-  int64_t nr_, left_, strip_skip_;
+// Where the rows of one strip of the packed block go: row r is row r - k0 of its 256-row block k0, whose
+// strip s starts at k0 * padded + s * kc * nr.
+struct StripRows {
+  float* packed;
+  int64_t rows, padded, nr, strip;
+
+  float* row(int64_t r) const {
+    const int64_t k0 = r / kPackedBlockRows * kPackedBlockRows;
+    const int64_t kc = rows - k0 < kPackedBlockRows ? rows - k0 : kPackedBlockRows;
+    return packed + k0 * padded + strip * kc * nr + (r - k0) * nr;
+  }
 };
 
-// Output columns [ox_begin, ox_end) of output row (od, oy) for tap (kd, ky, kx) of input plane `plane`, as
-// the next columns of `row`.
-void im2col_segment(const ConvGeometry& g, const float* plane, int64_t kd, int64_t ky, int64_t kx, int64_t od,
-                    int64_t oy, int64_t ox_begin, int64_t ox_end, PackedRowWriter& row) {
-  const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-  const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
-  if (id < 0 || id >= g.in[0] || iy < 0 || iy >= g.in[1]) {
-    row.put(nullptr, 1, ox_end - ox_begin);
+// `count` columns of one strip that lie in output row (od, oy) from column ox, at float `at` of each strip
+// row; rows run (c, kd, ky, kx) in order. A tap outside the input is +0. kCount is count when it is a whole
+// strip of a known width, else 0.
+template <int64_t kCount>
+void im2col_run(const ConvGeometry& g, const float* x, int64_t channels, const StripRows& out, int64_t at,
+                int64_t count, int64_t od, int64_t oy, int64_t ox) {
+  const int64_t sw = g.stride[2], in_w = g.in[2];
+  const int64_t id0 = od * g.stride[0] - g.pad[0], iy0 = oy * g.stride[1] - g.pad[1],
+                ix0 = ox * sw - g.pad[2];
+  float* dst = nullptr;
+  for (int64_t c = 0, r = 0; c < channels; ++c) {
+    const float* plane = x + c * g.in_size();
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      const int64_t id = id0 + kd * g.dilation[0];
+      for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
+        const int64_t iy = iy0 + ky * g.dilation[1];
+        const bool inside = id >= 0 && id < g.in[0] && iy >= 0 && iy < g.in[1];
+        const float* src = inside ? plane + (id * g.in[1] + iy) * in_w : nullptr;
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++r) {
+          dst = r % kPackedBlockRows == 0 ? out.row(r) + at : dst + out.nr;
+          const int64_t ix = ix0 + kx * g.dilation[2];
+          if (!inside) {
+            copy_run<kCount>(dst, nullptr, count);
+          } else if (ix >= 0 && ix + (count - 1) * sw < in_w) {
+            if (sw == 1) {
+              copy_run<kCount>(dst, src + ix, count);
+            } else {
+              for (int64_t i = 0; i < count; ++i) dst[i] = src[ix + i * sw];
+            }
+          } else {
+            for (int64_t i = 0, col = ix; i < count; ++i, col += sw)
+              dst[i] = col >= 0 && col < in_w ? src[col] : 0.0f;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Strip `strip` of the block: columns [first, first + width) (width <= nr), cut where output rows end, and
+// +0 in its columns past width. kNr is nr when it is one of the GEMM's strip widths, else 0.
+template <int64_t kNr>
+void im2col_strip(const ConvGeometry& g, const float* x, int64_t channels, const StripRows& out,
+                  int64_t first, int64_t width) {
+  const int64_t out_w = g.out[2], out_h = g.out[1];
+  if (kNr != 0 && width == kNr && first % out_w + kNr <= out_w) {
+    im2col_run<kNr>(g, x, channels, out, 0, kNr, first / (out_w * out_h), first / out_w % out_h,
+                    first % out_w);
     return;
   }
-  const int64_t sw = g.stride[2];
-  const int64_t offset = kx * g.dilation[2] - g.pad[2];  // input column of output column 0
-  // Output columns [lo, hi) read inside the input.
-  int64_t lo = ceil_div_nonneg(-offset, sw), hi = ceil_div_nonneg(g.in[2] - offset, sw);
-  lo = lo < ox_begin ? ox_begin : lo > ox_end ? ox_end : lo;
-  hi = hi > ox_end ? ox_end : hi < lo ? lo : hi;
-  const float* src = plane + (id * g.in[1] + iy) * g.in[2] + offset;
-  row.put(nullptr, 1, lo - ox_begin);
-  row.put(src + lo * sw, sw, hi - lo);
-  row.put(nullptr, 1, ox_end - hi);
+  for (int64_t at = 0; at < width;) {
+    const int64_t j = first + at, ox = j % out_w;
+    const int64_t count = out_w - ox < width - at ? out_w - ox : width - at;
+    im2col_run<0>(g, x, channels, out, at, count, j / (out_w * out_h), j / out_w % out_h, ox);
+    at += count;
+  }
+  if (width == out.nr) return;
+  for (int64_t r = 0; r < out.rows; ++r) copy_run<0>(out.row(r) + width, nullptr, out.nr - width);
 }
 
 // Taps are scattered in increasing (kd, ky, kx) order onto a plane cleared to +0, so every output receives
@@ -103,30 +141,31 @@ void col2im_plane(const ConvGeometry& g, const float* col, float* y, bool exact)
 
 void im2col_packed(const ConvGeometry& g, const float* x, int64_t channels, int64_t first, int64_t width,
                    int64_t nr, float* packed) {
-  const int64_t taps = g.taps(), out_w = g.out[2], out_h = g.out[1], rows = channels * taps;
   const int64_t padded = (width + nr - 1) / nr * nr;
-  const int64_t first_ox = first % out_w, first_oy = first / out_w % out_h,
-                first_od = first / (out_w * out_h);
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t c = r / taps, t = r % taps;
-    const int64_t kx = t % g.kernel[2], ky = t / g.kernel[2] % g.kernel[1],
-                  kd = t / (g.kernel[2] * g.kernel[1]);
-    const float* plane = x + c * g.in_size();
-    // Row r is row r - k0 of block k0; in strip s (at s*kc*nr within the block) it is run r - k0 of nr
-    // floats.
-    const int64_t k0 = r / kPackedBlockRows * kPackedBlockRows;
-    const int64_t kc = rows - k0 < kPackedBlockRows ? rows - k0 : kPackedBlockRows;
-    PackedRowWriter row(packed + k0 * padded + (r - k0) * nr, nr, kc * nr);
-    // The row's columns one output row segment at a time.
-    int64_t ox = first_ox, oy = first_oy, od = first_od;
-    for (int64_t j = 0; j < width;) {
-      const int64_t end = ox + (width - j) < out_w ? ox + (width - j) : out_w;
-      im2col_segment(g, plane, kd, ky, kx, od, oy, ox, end, row);
-      j += end - ox;
-      ox = 0;
-      if (++oy == out_h) oy = 0, ++od;
+  // Strip by strip: each strip's rows are contiguous in the packed block, so the writes stream.
+  for (int64_t s = 0; s * nr < width; ++s) {
+    const StripRows out{packed, channels * g.taps(), padded, nr, s};
+    const int64_t j = s * nr, strip_width = width - j < nr ? width - j : nr;
+    switch (nr) {
+      case 4:
+        im2col_strip<4>(g, x, channels, out, first + j, strip_width);
+        break;
+      case 8:
+        im2col_strip<8>(g, x, channels, out, first + j, strip_width);
+        break;
+      case 12:
+        im2col_strip<12>(g, x, channels, out, first + j, strip_width);
+        break;
+      case 16:
+        im2col_strip<16>(g, x, channels, out, first + j, strip_width);
+        break;
+      case 32:
+        im2col_strip<32>(g, x, channels, out, first + j, strip_width);
+        break;
+      default:
+        im2col_strip<0>(g, x, channels, out, first + j, strip_width);
+        break;
     }
-    row.put(nullptr, 1, padded - width);
   }
 }
 

@@ -128,11 +128,12 @@ struct DepthwiseImpl {
       if (!borders) continue;
       float* plane = phases + p * l.plane_floats;
       for (int64_t r = 0; r < l.padded_h; ++r) {
+        // A padding row is all zeros; an input row has zeros before lo[p] and from hi[p] on.
         float* dst = plane + r * l.phase_w;
         const bool inside = r >= row_lo && r < row_hi;
-        for (int64_t j = 0; j < l.phase_w; ++j) {
-          if (!inside || j < lo[p] || j >= hi[p]) dst[j] = 0.0f;
-        }
+        const int64_t left = inside ? lo[p] : l.phase_w, right = inside ? hi[p] : l.phase_w;
+        for (int64_t j = 0; j < left; ++j) dst[j] = 0.0f;
+        for (int64_t j = right; j < l.phase_w; ++j) dst[j] = 0.0f;
       }
     }
     // Stride 2 splits both phases in one pass over the columns where both read the input: a deinterleave

@@ -279,6 +279,7 @@ struct Int8GemmCore {
   static constexpr int64_t kMR = Dot::mr, kNR = Dot::nr, kG = Dot::group;
   static constexpr int64_t kMC = 48, kNC = 64, kKC = 512;
   static constexpr int64_t kStripsPerPackChunk = 4;
+  static constexpr int64_t kRun = 256;  // k values of one A row shifted at a time when packing
   static constexpr int64_t kAlign = 64;
   static_assert(kMC % kMR == 0 && kNC % kNR == 0, "chunks must be whole microkernel tiles");
   // Work estimates in nanoseconds on one thread (kernels-gemm.md's scheme).
@@ -396,54 +397,127 @@ struct Int8GemmCore {
     }
   }
 
-  // Rows [block*mc, block*mc + mc) of A into their panels, and their row sums.
+  // Rows [block*mc, block*mc + mc) of A into their panels, and their row sums; a panel at a time.
   static void pack_a_block(const Int8GemmArgs& args, std::byte* packed, int64_t block) {
     const int64_t mp = round_up(args.m, kMR), kp = round_up(args.k, kG);
     auto* panels = reinterpret_cast<AElem*>(packed);
     auto* row_sum = reinterpret_cast<int32_t*>(packed + a_panels_bytes(mp, kp));
     const int64_t first = block * kMC, end = first + kMC < mp ? first + kMC : mp;
-    for (int64_t i = first; i < end; ++i) {
-      AElem* dst = panels + i / kMR * kp * kMR + kG * (i % kMR);
-      uint32_t sum = 0;
-      if (i >= args.m) {
-        for (int64_t p = 0; p < kp; ++p) dst[p / kG * kG * kMR + p % kG] = 0;
-      } else if (args.conv != nullptr) {
-        sum = pack_conv_row(args, i, dst, kp);
-      } else {
-        const int64_t base = i * args.a_row;
-        for (int64_t p = 0; p < kp; ++p) {
-          const int32_t v =
-              p < args.k ? shifted(raw(args.a, args.a_signed, base + p * args.a_col), args.a_signed) : 0;
-          dst[p / kG * kG * kMR + p % kG] = static_cast<AElem>(v);
-          sum += static_cast<uint32_t>(v);
-        }
+    for (int64_t i0 = first; i0 < end; i0 += kMR) {
+      AElem* panel = panels + i0 / kMR * kp * kMR;
+      uint32_t sum[kMR] = {};
+      const int64_t rows = args.m - i0 < kMR ? args.m - i0 : kMR;
+      if (args.conv != nullptr)
+        pack_conv_panel(args, i0, rows, panel, sum);
+      else
+        pack_matrix_panel(args, i0, rows, panel, sum);
+      // Padding: k beyond args.k in every row, and whole rows beyond m.
+      for (int64_t p = args.k; p < kp; ++p) {
+        for (int64_t r = 0; r < kMR; ++r) panel[slot(p) + kG * r] = 0;
       }
-      row_sum[i] = static_cast<int32_t>(sum);
+      for (int64_t r = rows; r < kMR; ++r) {
+        for (int64_t p = 0; p < args.k; ++p) panel[slot(p) + kG * r] = 0;
+      }
+      for (int64_t r = 0; r < kMR; ++r) row_sum[i0 + r] = static_cast<int32_t>(sum[r]);
     }
   }
 
-  // Row i of the im2col matrix (output pixel i), im2col fused into the packing: a tap outside the input reads
-  // A's zero point.
-  static uint32_t pack_conv_row(const Int8GemmArgs& args, int64_t i, AElem* dst, int64_t kp) {
-    const Int8ConvA& g = *args.conv;
-    const int32_t pad = zero_shifted(args.a_zero, args.a_signed, false, 0);
-    const int64_t oh = i / g.out_w, ow = i % g.out_w;
-    const int64_t taps = g.kernel_h * g.kernel_w, plane = g.in_h * g.in_w;
-    uint32_t sum = 0;
-    for (int64_t p = 0; p < kp; ++p) {
-      int32_t v = 0;
-      if (p < args.k) {
-        const int64_t c = p / taps, kh = p % taps / g.kernel_w, kw = p % g.kernel_w;
-        const int64_t ih = oh * g.stride_h - g.pad_top + kh * g.dilation_h;
-        const int64_t iw = ow * g.stride_w - g.pad_left + kw * g.dilation_w;
-        v = ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w
-                ? pad
-                : shifted(raw(args.a, args.a_signed, c * plane + ih * g.in_w + iw), args.a_signed);
+  // Where value (p, row 0) of a panel is; row r's is kG * r further.
+  static constexpr int64_t slot(int64_t p) { return p / kG * kG * kMR + p % kG; }
+
+  // An operand byte in the shifted domain: flipping the top bit of a uint8 subtracts 128 modulo 256, which
+  // read as int8 is the shifted value; a signed operand is read as it is (flip 0).
+  static AElem shifted_byte(uint8_t byte, uint8_t flip) {
+    return static_cast<AElem>(static_cast<int8_t>(static_cast<uint8_t>(byte ^ flip)));
+  }
+
+  // Rows i0 .. i0 + rows - 1 of a strided A. Rows stored contiguously (a_col = 1) are shifted a run at a
+  // time and copied a group of k (4 bytes) at a time; otherwise k by k, each k's rows adjacent in memory when
+  // A is the input of a 1x1 convolution (a_row = 1).
+  static void pack_matrix_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
+                                uint32_t* sum) {
+    const auto* a = static_cast<const uint8_t*>(args.a) + i0 * args.a_row;
+    const uint8_t flip = args.a_signed ? 0 : 0x80;
+    if (args.a_col == 1) {
+      static_assert(kRun % kG == 0 && kG * sizeof(AElem) == 4, "a run is whole groups of 4 bytes");
+      AElem row[kRun];
+      for (int64_t r = 0; r < rows; ++r) {
+        const uint8_t* src = a + r * args.a_row;
+        uint32_t s = 0;
+        for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
+          const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun;
+          for (int64_t t = 0; t < len; ++t) {
+            row[t] = shifted_byte(src[p0 + t], flip);
+            s += static_cast<uint32_t>(static_cast<int32_t>(row[t]));
+          }
+          for (int64_t t = len; t < round_up(len, kG); ++t) row[t] = 0;
+          AElem* dst = panel + slot(p0) + kG * r;
+          for (int64_t q = 0; q < ceil_div(len, kG); ++q) std::memcpy(dst + q * kG * kMR, row + q * kG, 4);
+        }
+        sum[r] = s;
       }
-      dst[p / kG * kG * kMR + p % kG] = static_cast<AElem>(v);
-      sum += static_cast<uint32_t>(v);
+      return;
     }
-    return sum;
+    for (int64_t p = 0; p < args.k; ++p) {
+      AElem* dst = panel + slot(p);
+      const uint8_t* src = a + p * args.a_col;
+      for (int64_t r = 0; r < rows; ++r) {
+        const AElem v = shifted_byte(src[r * args.a_row], flip);
+        dst[kG * r] = v;
+        sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
+      }
+    }
+  }
+
+  // Rows i0 .. i0 + rows - 1 of the im2col matrix (output pixels), im2col fused into the packing: k walks
+  // (channel, kernel row, kernel column) incrementally, every row reading its tap at a fixed offset from
+  // its window's corner; a tap outside the input reads A's zero point. A panel whose windows all lie inside
+  // the input skips the bounds checks.
+  static void pack_conv_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
+                              uint32_t* sum) {
+    const Int8ConvA& g = *args.conv;
+    const uint8_t flip = args.a_signed ? 0 : 0x80;
+    const auto pad = static_cast<AElem>(zero_shifted(args.a_zero, args.a_signed, false, 0));
+    const int64_t plane = g.in_h * g.in_w, taps = g.kernel_h * g.kernel_w;
+    const int64_t channels = taps > 0 ? args.k / taps : 0;
+    const int64_t span_h = (g.kernel_h - 1) * g.dilation_h, span_w = (g.kernel_w - 1) * g.dilation_w;
+    int64_t top[kMR], left[kMR], corner[kMR];
+    bool inside = true;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t i = i0 + r;
+      top[r] = i / g.out_w * g.stride_h - g.pad_top;
+      left[r] = i % g.out_w * g.stride_w - g.pad_left;
+      corner[r] = top[r] * g.in_w + left[r];
+      inside = inside && top[r] >= 0 && top[r] + span_h < g.in_h && left[r] >= 0 && left[r] + span_w < g.in_w;
+    }
+    const auto* x = static_cast<const uint8_t*>(args.a);
+    int64_t p = 0;
+    for (int64_t c = 0; c < channels; ++c) {
+      const uint8_t* channel = x + c * plane;
+      for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+        const int64_t dy = kh * g.dilation_h;
+        for (int64_t kw = 0; kw < g.kernel_w; ++kw, ++p) {
+          const int64_t dx = kw * g.dilation_w;
+          AElem* dst = panel + slot(p);
+          const uint8_t* tap = channel + dy * g.in_w + dx;
+          if (inside) {
+            for (int64_t r = 0; r < rows; ++r) {
+              const AElem v = shifted_byte(tap[corner[r]], flip);
+              dst[kG * r] = v;
+              sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
+            }
+          } else {
+            for (int64_t r = 0; r < rows; ++r) {
+              const int64_t ih = top[r] + dy, iw = left[r] + dx;
+              const bool in = ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w;
+              const AElem v = in ? shifted_byte(tap[corner[r]], flip) : pad;
+              dst[kG * r] = v;
+              sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
+            }
+          }
+        }
+      }
+    }
   }
 
   static void run_tiles(const Int8GemmArgs& args, const std::byte* a_data, const std::byte* b_data,
@@ -484,27 +558,34 @@ struct Int8GemmCore {
   }
 
   // Zero-point correction and the output conversion of one tile; the same integer and float operations on
-  // every path.
-  static void epilogue(const Int8GemmArgs& args, const int32_t* acc, const int32_t* row_sum,
-                       const int32_t* col_sum, int64_t i0, int64_t j0) {
+  // every path. The corrected tile is stored by rows, or by columns when C's columns are far apart and its
+  // rows adjacent (a convolution's output, channel-major), so that stores run along memory.
+  static void epilogue(const Int8GemmArgs& args, int32_t* acc, const int32_t* row_sum, const int32_t* col_sum,
+                       int64_t i0, int64_t j0) {
     const int64_t rows = args.m - i0 < kMC ? args.m - i0 : kMC;
     const int64_t cols = args.n - j0 < kNC ? args.n - j0 : kNC;
     const auto k = static_cast<uint32_t>(args.k);
     const Int8Output output = output_of(args);
-    int32_t zb[kNC];
+    uint32_t zb[kNC];
     for (int64_t j = 0; j < cols; ++j)
-      zb[j] = zero_shifted(args.b_zero, args.b_signed, args.b_zero_per_col, j0 + j);
+      zb[j] = static_cast<uint32_t>(zero_shifted(args.b_zero, args.b_signed, args.b_zero_per_col, j0 + j));
+    const bool by_columns = args.c_row == 1 && args.c_col != 1;
     for (int64_t i = 0; i < rows; ++i) {
       const auto za =
           static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i));
       const uint32_t rs = static_cast<uint32_t>(row_sum[i]) - k * za;
-      int32_t y[kNC];
+      int32_t* y = acc + i * kNC;
       for (int64_t j = 0; j < cols; ++j) {
-        y[j] =
-            static_cast<int32_t>(static_cast<uint32_t>(acc[i * kNC + j]) -
-                                 za * static_cast<uint32_t>(col_sum[j]) - static_cast<uint32_t>(zb[j]) * rs);
+        y[j] = static_cast<int32_t>(static_cast<uint32_t>(y[j]) - za * static_cast<uint32_t>(col_sum[j]) -
+                                    zb[j] * rs);
       }
-      output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
+      if (!by_columns) output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
+    }
+    if (!by_columns) return;
+    int32_t column[kMC];
+    for (int64_t j = 0; j < cols; ++j) {
+      for (int64_t i = 0; i < rows; ++i) column[i] = acc[i * kNC + j];
+      output.store_run(column, i0 + (j0 + j) * args.c_col, 1, rows, j0 + j, false);
     }
   }
 

@@ -31,38 +31,54 @@ struct Int8Output {
   // Converts y[0 .. cols) (columns j0 .. j0 + cols - 1 of the parameters; y is overwritten) and writes value
   // j at element c_base + j * c_col of c.
   void store(int32_t* y, int64_t c_base, int64_t j0, int64_t cols) const {
+    store_run(y, c_base, c_col, cols, j0, true);
+  }
+
+  // Converts y[0 .. count) (overwritten) and writes value t at element c_base + t * step of c. Value t takes
+  // the parameters of column col0 + t when `across_columns`, else those of column col0 (a run down one
+  // column). Loops are branch-free per element so that each path's compiler vectorises them.
+  void store_run(int32_t* y, int64_t c_base, int64_t step, int64_t count, int64_t col0,
+                 bool across_columns) const {
     if (bias_i32 != nullptr && epilogue != Int8Epilogue::Float) {
-      for (int64_t j = 0; j < cols; ++j) {
-        y[j] = static_cast<int32_t>(static_cast<uint32_t>(y[j]) +
-                                    static_cast<uint32_t>(bias_i32[bias_per_col ? j0 + j : 0]));
+      const int32_t* bias = bias_i32 + (bias_per_col ? col0 : 0);
+      const int64_t bias_step = bias_per_col && across_columns ? 1 : 0;
+      for (int64_t t = 0; t < count; ++t) {
+        y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + static_cast<uint32_t>(bias[t * bias_step]));
       }
     }
     switch (epilogue) {
-      case Int8Epilogue::Int32: {
-        int32_t* out = static_cast<int32_t*>(c) + c_base;
-        for (int64_t j = 0; j < cols; ++j) out[j * c_col] = y[j];
+      case Int8Epilogue::Int32:
+        write(static_cast<int32_t*>(c) + c_base, step, y, count);
         return;
-      }
       case Int8Epilogue::Requantize: {
         const float lowest = y_signed ? -128.0f : 0.0f, highest = y_signed ? 127.0f : 255.0f;
         const auto zp = static_cast<float>(y_zero);
-        for (int64_t j = 0; j < cols; ++j) {
-          const int32_t q =
-              requantize(static_cast<float>(y[j]) * mult[mult_per_col ? j0 + j : 0], zp, lowest, highest);
-          if (y_signed)
-            static_cast<int8_t*>(c)[c_base + j * c_col] = static_cast<int8_t>(q);
-          else
-            static_cast<uint8_t*>(c)[c_base + j * c_col] = static_cast<uint8_t>(q);
+        const float* m = mult + (mult_per_col ? col0 : 0);
+        if (mult_per_col && across_columns) {
+          for (int64_t t = 0; t < count; ++t)
+            y[t] = requantize(static_cast<float>(y[t]) * m[t], zp, lowest, highest);
+        } else {
+          const float m0 = m[0];
+          for (int64_t t = 0; t < count; ++t)
+            y[t] = requantize(static_cast<float>(y[t]) * m0, zp, lowest, highest);
         }
+        if (y_signed)
+          write(static_cast<int8_t*>(c) + c_base, step, y, count);
+        else
+          write(static_cast<uint8_t*>(c) + c_base, step, y, count);
         return;
       }
       case Int8Epilogue::Float: {
         float* out = static_cast<float*>(c) + c_base;
-        for (int64_t j = 0; j < cols; ++j) {
-          float v = static_cast<float>(y[j]) * scale[scale_per_col ? j0 + j : 0];
-          if (bias_f32 != nullptr) v = v + bias_f32[bias_per_col ? j0 + j : 0];
+        const float* s = scale + (scale_per_col ? col0 : 0);
+        const int64_t scale_step = scale_per_col && across_columns ? 1 : 0;
+        const float* bias = bias_f32 != nullptr ? bias_f32 + (bias_per_col ? col0 : 0) : nullptr;
+        const int64_t bias_step = bias_per_col && across_columns ? 1 : 0;
+        for (int64_t t = 0; t < count; ++t) {
+          float v = static_cast<float>(y[t]) * s[t * scale_step];
+          if (bias != nullptr) v = v + bias[t * bias_step];
           if (exact && v != v) v = canonical_nan();
-          out[j * c_col] = v;
+          out[t * step] = v;
         }
         return;
       }
@@ -74,6 +90,16 @@ struct Int8Output {
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
+  }
+
+  // out[t * step] = y[t] narrowed to T (y holds values T represents).
+  template <class T>
+  static void write(T* out, int64_t step, const int32_t* y, int64_t count) {
+    if (step == 1) {
+      for (int64_t t = 0; t < count; ++t) out[t] = static_cast<T>(y[t]);
+    } else {
+      for (int64_t t = 0; t < count; ++t) out[t * step] = static_cast<T>(y[t]);
+    }
   }
 
   // round_half_even(v) + zp clamped to [lowest, highest]; NaN gives lowest. v is bounded to +-2^20 first (far

@@ -37,34 +37,45 @@ int32_t Subgraph::output_elem_type(size_t i) const {
 }
 
 std::shared_ptr<ExecutionPlan> Subgraph::plan_for(std::span<const TensorRef> inputs,
+                                                  std::span<const ConstTensor* const> bound,
                                                   const KernelTable& kernels, bool exact,
                                                   ThreadContext threads) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& p : plans_) {
-      if (p->matches(inputs)) return p;
+      if (p->matches(inputs, bound)) return p;
     }
   }
-  auto plan = std::make_shared<ExecutionPlan>(graph_, inputs, kernels, exact, threads);
+  auto plan = std::make_shared<ExecutionPlan>(graph_, inputs, kernels, exact, threads, bound);
   std::lock_guard<std::mutex> lock(mutex_);
   if (plans_.size() >= kMaxBodyPlans) plans_.erase(plans_.begin());
   plans_.push_back(plan);
   return plan;
 }
 
+// Captured values that are constants of the enclosing plan (weights, shapes) are bound into the body's plan,
+// so the body folds them and packs its weights once instead of in every run.
 std::shared_ptr<ExecutionPlan> Subgraph::plan(std::span<const TensorRef> inputs,
                                               const InferContext& ctx) const {
   if (ctx.kernels() == nullptr) return nullptr;
   std::vector<TensorRef> fed(inputs.begin(), inputs.end());
-  for (size_t slot : capture_slots_)
+  std::vector<const ConstTensor*> bound(inputs.size(), nullptr);
+  for (size_t slot : capture_slots_) {
     fed.push_back(TensorRef{ctx.input_dtype(slot), ctx.input_shape(slot), nullptr});
-  return plan_for(fed, *ctx.kernels(), ctx.exact(), ctx.threads());
+    bound.push_back(ctx.input_constant(slot));
+  }
+  return plan_for(fed, bound, *ctx.kernels(), ctx.exact(), ctx.threads());
 }
 
 Subgraph::Results Subgraph::run(std::span<const TensorRef> inputs, const OpRun& node_run) const {
   std::vector<TensorRef> fed(inputs.begin(), inputs.end());
-  for (size_t slot : capture_slots_) fed.push_back(node_run.inputs[slot]);
-  std::shared_ptr<ExecutionPlan> plan = plan_for(fed, *node_run.kernels, node_run.exact, node_run.threads);
+  std::vector<const ConstTensor*> bound(inputs.size(), nullptr);
+  for (size_t slot : capture_slots_) {
+    fed.push_back(node_run.inputs[slot]);
+    bound.push_back(node_run.constants.empty() ? nullptr : node_run.constants[slot]);
+  }
+  std::shared_ptr<ExecutionPlan> plan =
+      plan_for(fed, bound, *node_run.kernels, node_run.exact, node_run.threads);
   RunState* state = plan->run(fed);
   return Results(std::move(plan), state);
 }

@@ -50,8 +50,11 @@ class Subgraph {
   std::shared_ptr<ExecutionPlan> plan(std::span<const TensorRef> inputs, const InferContext& ctx) const;
 
  private:
-  std::shared_ptr<ExecutionPlan> plan_for(std::span<const TensorRef> inputs, const KernelTable& kernels,
-                                          bool exact, ThreadContext threads) const;
+  // `bound`: per fed input, the enclosing plan's constant behind it or nullptr (ExecutionPlan's `bound`).
+  std::shared_ptr<ExecutionPlan> plan_for(std::span<const TensorRef> inputs,
+                                          std::span<const ConstTensor* const> bound,
+                                          const KernelTable& kernels, bool exact,
+                                          ThreadContext threads) const;
 
   std::shared_ptr<const CompiledGraph> graph_;
   size_t declared_inputs_ = 0;

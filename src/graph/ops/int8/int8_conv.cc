@@ -79,7 +79,11 @@ class Int8Conv final : public OpKernel {
     Int8GemmArgs args;
     args.exact = run.exact;
     args.m = pixels, args.n = cout, args.k = k;
-    args.conv = &geometry;
+    if (is_pointwise(geometry, g.out[1])) {
+      args.a_row = 1, args.a_col = plane;  // the input planes are A's columns: no im2col
+    } else {
+      args.conv = &geometry;
+    }
     args.a_signed = x.dtype == DType::I8, args.b_signed = w.dtype == DType::I8;
     args.b_row = 1, args.b_col = k;
     args.c_row = 1, args.c_col = pixels;
@@ -122,6 +126,13 @@ class Int8Conv final : public OpKernel {
  private:
   // One input channel per group and one output channel per group: the direct depthwise kernel's case.
   bool is_depthwise(const Shape& w) const { return w.rank >= 2 && w[1] == 1 && w[0] == attrs_.group; }
+
+  // A 1x1 kernel at stride 1 whose output has the input's extent (no padding): output pixel i reads input
+  // pixel i of every channel.
+  static bool is_pointwise(const Int8ConvA& a, int64_t out_h) {
+    return a.kernel_h == 1 && a.kernel_w == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad_top == 0 &&
+           a.pad_left == 0 && out_h == a.in_h && a.out_w == a.in_w;
+  }
 
   static Int8ConvA conv_a(const ConvGeometry& g) {
     Int8ConvA a;

@@ -27,10 +27,25 @@ class DynamicQuantizeLinear final : public OpKernel {
   void run(const OpRun& run) const override {
     const float* x = run.inputs[0].as<const float>();
     const int64_t n = run.inputs[0].count();
-    // Minimum and maximum are exact whatever the order; starting both at 0 puts 0 in the range, and a NaN
-    // fails both comparisons.
+    // Minimum and maximum are exact whatever the order: starting at 0 puts 0 in the range, a NaN fails both
+    // comparisons, and lo (hi) only ever holds +0 or negative (positive) values, so no two candidates compare
+    // equal with different bits. Lanes side by side let the loop vectorise.
+    constexpr int64_t kLanes = 16;
+    float lo_lane[kLanes] = {}, hi_lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const float v = x[i + l];
+        lo_lane[l] = select_value(v < lo_lane[l], v, lo_lane[l]);  // bit blends: the loop vectorises
+        hi_lane[l] = select_value(v > hi_lane[l], v, hi_lane[l]);
+      }
+    }
     float lo = 0.0f, hi = 0.0f;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      lo = lo_lane[l] < lo ? lo_lane[l] : lo;
+      hi = hi_lane[l] > hi ? hi_lane[l] : hi;
+    }
+    for (; i < n; ++i) {
       lo = x[i] < lo ? x[i] : lo;
       hi = x[i] > hi ? x[i] : hi;
     }

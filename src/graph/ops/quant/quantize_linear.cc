@@ -63,28 +63,31 @@ class QuantizeLinear final : public OpKernel {
     quant::for_each_channel_run(run, layout, 1.0, [&](int64_t begin, int64_t end, int64_t c) {
       const float s = quant::scale_at(scale, c);
       const auto zp = static_cast<float>(quant::zero_point_at(run, 2, c));
+      // Locals per case, so the stores cannot alias the loop's values and each loop vectorises.
+      Q* out = y;
       switch (x.dtype) {
         case DType::F32: {
           const float* in = x.as<const float>();
-          for (int64_t i = begin; i < end; ++i) y[i] = quant::quantize_value<Q>(in[i], s, zp);
+          for (int64_t i = begin; i < end; ++i) out[i] = quant::quantize_value<Q>(in[i], s, zp);
           break;
         }
         case DType::F16: {
           const uint16_t* in = x.as<const uint16_t>();
-          for (int64_t i = begin; i < end; ++i) y[i] = quant::quantize_value<Q>(half_to_float(in[i]), s, zp);
+          for (int64_t i = begin; i < end; ++i)
+            out[i] = quant::quantize_value<Q>(half_to_float(in[i]), s, zp);
           break;
         }
         case DType::BF16: {
           const uint16_t* in = x.as<const uint16_t>();
           for (int64_t i = begin; i < end; ++i) {
-            y[i] = quant::quantize_value<Q>(bfloat16_to_float(in[i]), s, zp);
+            out[i] = quant::quantize_value<Q>(bfloat16_to_float(in[i]), s, zp);
           }
           break;
         }
         default: {
           const int32_t* in = x.as<const int32_t>();
           for (int64_t i = begin; i < end; ++i) {
-            y[i] = quant::quantize_value<Q>(static_cast<float>(in[i]), s, zp);
+            out[i] = quant::quantize_value<Q>(static_cast<float>(in[i]), s, zp);
           }
           break;
         }
