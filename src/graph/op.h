@@ -125,7 +125,7 @@ struct OpRun {
   const void* state = nullptr;
   bool exact = false;
   const KernelTable* kernels = nullptr;
-  Arena* scratch = nullptr;  // reset at the start of every run
+  Arena* scratch = nullptr;  // reset at the start of every run and after each planned step
   ThreadContext threads;
   // Data-dependent kernels only: allocate output i from the run's arena.
   class OutputAllocator {
