@@ -102,6 +102,11 @@ std::unique_ptr<OpKernel> make_batch_norm(const NodeInfo& node) {
   if (node.get_int("training_mode", 0) != 0) {
     node.unsupported("BatchNormalization: training_mode = 1 is not supported");
   }
+  // Before opset 7 the inference form is the one with is_test = 1 (consumed_inputs, before 6, is only an
+  // optimisation hint).
+  if (node.opset() < 7 && node.get_int("is_test", 0) == 0) {
+    node.unsupported("BatchNormalization: is_test = 0 (training) is not supported");
+  }
   if (node.opset() < 9 && node.get_int("spatial", 1) != 1) {
     node.unsupported("BatchNormalization: spatial = 0 is not supported");
   }
