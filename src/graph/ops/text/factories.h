@@ -1,0 +1,12 @@
+// Factories of the text operators, joined into ops::text_defs() by text_defs.cc.
+#pragma once
+
+#include <memory>
+
+#include "graph/op.h"
+
+namespace onemodel::ops {
+
+std::unique_ptr<OpKernel> make_string_normalizer(const NodeInfo& node);  // string_normalizer.cc
+
+}  // namespace onemodel::ops
