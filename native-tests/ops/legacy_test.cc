@@ -56,6 +56,15 @@ TEST(LegacyBroadcast, SecondOperandStartsAtAxis) {
       legacy_binary("Pow", Tensor::from<float>(iota_floats(6), {2, 3}), Tensor::from<float>({2, 1}, {2}),
                     {Attr::i("broadcast", 1), Attr::i("axis", 0)}, {}, 1);
   EXPECT_EQ(sq, (std::vector<float>{1, 4, 9, 4, 5, 6}));
+  // Comparisons and logic take the same layout (their outputs are bool).
+  ModelBuilder cmp(6);
+  cmp.input("a", DType::F32, {2, 3}).input("b", DType::F32, {2}).output("y", DType::Bool);
+  cmp.node("Greater", {"a", "b"}, {"y"}, {Attr::i("broadcast", 1), Attr::i("axis", 0)});
+  const auto gt =
+      cmp.run({{"a", Tensor::from<float>(iota_floats(6), {2, 3})}, {"b", Tensor::from<float>({2, 4}, {2})}});
+  EXPECT_EQ(std::vector<uint8_t>(static_cast<const uint8_t*>(gt[0].raw()),
+                                 static_cast<const uint8_t*>(gt[0].raw()) + 6),
+            (std::vector<uint8_t>{0, 0, 1, 0, 1, 1}));
   const auto old = legacy_binary("Add", Tensor::from<float>({1, 2}, {2}), Tensor::from<float>({3, 4}, {2}),
                                  {Attr::ints("consumed_inputs", {0, 0})}, {}, 5);
   EXPECT_EQ(old, (std::vector<float>{4, 6}));

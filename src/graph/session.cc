@@ -5,9 +5,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "core/string_elem.h"
 #include "graph/compiled_graph.h"
 #include "graph/plan.h"
+#include "graph/string_values.h"
 #include "onnx/onnx_reader.h"
 
 namespace onemodel {
@@ -174,10 +174,7 @@ size_t output_index(const CompiledGraph& graph, const std::string& name) {
 void copy_out(const TensorRef& r, Tensor& dst) {
   if (r.dtype == DType::String) {
     // The text lives in the run or the plan: the caller's tensor gets its own copy, in a new block.
-    const auto* elems = r.as<const StringElem>();
-    std::vector<std::string_view> views(static_cast<size_t>(r.count()));
-    for (size_t i = 0; i < views.size(); ++i) views[i] = elems[i].view();
-    dst = Tensor::from_strings(views, r.shape.vec());
+    dst = Tensor::from_strings(string_views(r), r.shape.vec());
     return;
   }
   bool reusable = !dst.empty() && dst.dtype() == r.dtype &&

@@ -11,6 +11,13 @@ ConstTensor string_constant(std::span<const std::string_view> values, const Shap
   return c;
 }
 
+std::vector<std::string_view> string_views(const TensorRef& t) {
+  const auto* elems = t.as<const StringElem>();
+  std::vector<std::string_view> views(static_cast<size_t>(t.count()));
+  for (size_t i = 0; i < views.size(); ++i) views[i] = elems[i].view();
+  return views;
+}
+
 StringElem make_string(OpRun::OutputAllocator& allocator, std::string_view text) {
   if (text.empty()) return StringElem{};
   char* out = allocator.allocate_text(text.size());

@@ -4,6 +4,7 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "core/string_elem.h"
 #include "graph/op.h"
@@ -12,6 +13,9 @@ namespace onemodel {
 
 // A String constant of these values and shape (the caller checked that they match).
 ConstTensor string_constant(std::span<const std::string_view> values, const Shape& shape);
+
+// Views of the elements of a String tensor.
+std::vector<std::string_view> string_views(const TensorRef& t);
 
 // A String element whose text is a run-lifetime copy of `text`.
 StringElem make_string(OpRun::OutputAllocator& allocator, std::string_view text);

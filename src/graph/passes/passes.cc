@@ -35,7 +35,8 @@ bool is_onnx_op(const CompiledNode& n, std::string_view type) {
 }
 
 bool legacy_form(const CompiledNode& n) {
-  constexpr std::string_view kLegacyLayouts[] = {"Add", "Sub", "Mul", "Div", "Pow", "PRelu", "Gemm"};
+  constexpr std::string_view kLegacyLayouts[] = {"Add",     "Sub", "Mul", "Div", "Pow",   "Equal", "Less",
+                                                 "Greater", "And", "Or",  "Xor", "PRelu", "Gemm"};
   if (n.ir->opset >= 7 || !(n.ir->domain.empty() || n.ir->domain == "ai.onnx")) return false;
   return std::find(std::begin(kLegacyLayouts), std::end(kLegacyLayouts), n.ir->op_type) !=
          std::end(kLegacyLayouts);

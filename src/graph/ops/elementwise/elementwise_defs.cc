@@ -1,22 +1,30 @@
 #include "graph/ops/elementwise/factories.h"
+#include "graph/ops/elementwise/legacy_broadcast.h"
 #include "graph/ops/families.h"
 
 namespace onemodel::ops {
 
 std::span<const OpDef> elementwise_defs() {
-  // Opset starts follow the table of ops-elementwise.md: Add..Div and Pow from 7, with their opset 1-6 forms
-  // (broadcast and axis attributes; consumed_inputs before 6 is only an optimisation hint) adapted onto the
-  // same kernels; the activations and Cast from 6 (the versions before 6 carried consumed_inputs).
+  // Opset starts follow the table of ops-elementwise.md: the two-input arithmetic, comparison and logic
+  // operators from 7, with their opset 1-6 forms (broadcast and axis attributes; consumed_inputs before 6 is
+  // only an optimisation hint) adapted onto the same kernels; the activations and Cast from 6 (the versions
+  // before 6 carried consumed_inputs).
   static const OpDef defs[] = {
       {"Add", 7, kLatestOpset, make_add},
       {"Sub", 7, kLatestOpset, make_sub},
       {"Mul", 7, kLatestOpset, make_mul},
       {"Div", 7, kLatestOpset, make_div},
-      {"Add", 1, 6, make_legacy_add},
-      {"Sub", 1, 6, make_legacy_sub},
-      {"Mul", 1, 6, make_legacy_mul},
-      {"Div", 1, 6, make_legacy_div},
-      {"Pow", 1, 6, make_legacy_pow},
+      {"Add", 1, 6, make_legacy<make_add>},
+      {"Sub", 1, 6, make_legacy<make_sub>},
+      {"Mul", 1, 6, make_legacy<make_mul>},
+      {"Div", 1, 6, make_legacy<make_div>},
+      {"Pow", 1, 6, make_legacy<make_pow>},
+      {"Equal", 1, 6, make_legacy<make_equal>},
+      {"Less", 1, 6, make_legacy<make_less>},
+      {"Greater", 1, 6, make_legacy<make_greater>},
+      {"And", 1, 6, make_legacy<make_and>},
+      {"Or", 1, 6, make_legacy<make_or>},
+      {"Xor", 1, 6, make_legacy<make_xor>},
       {"Relu", 6, kLatestOpset, make_relu},
       {"Exp", 6, kLatestOpset, make_exp},
       {"Log", 6, kLatestOpset, make_log},

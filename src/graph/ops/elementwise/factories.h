@@ -49,13 +49,7 @@ std::unique_ptr<OpKernel> make_hard_swish(const NodeInfo& node);        // activ
 std::unique_ptr<OpKernel> make_pow(const NodeInfo& node);               // pow.cc
 std::unique_ptr<OpKernel> make_mod(const NodeInfo& node);               // mod.cc
 std::unique_ptr<OpKernel> make_sin(const NodeInfo& node);               // trig.cc
-// The opset 1-6 forms with the broadcast and axis attributes (legacy_broadcast.cc).
-std::unique_ptr<OpKernel> make_legacy_add(const NodeInfo& node);
-std::unique_ptr<OpKernel> make_legacy_sub(const NodeInfo& node);
-std::unique_ptr<OpKernel> make_legacy_mul(const NodeInfo& node);
-std::unique_ptr<OpKernel> make_legacy_div(const NodeInfo& node);
-std::unique_ptr<OpKernel> make_legacy_pow(const NodeInfo& node);
-std::unique_ptr<OpKernel> make_cos(const NodeInfo& node);  // trig.cc
+std::unique_ptr<OpKernel> make_cos(const NodeInfo& node);               // trig.cc
 
 // For graph passes (unary_math.cc): Gelu (erf or tanh form) for a node the gelu pass rewrote, which keeps
 // the NodeInfo of the Mul it replaced; and whether a kernel is a Gelu of either factory, whatever its node's

@@ -3,7 +3,6 @@
 #include <array>
 
 #include "graph/ops/elementwise/common.h"
-#include "graph/ops/elementwise/factories.h"
 
 namespace onemodel::ops {
 namespace {
@@ -159,22 +158,6 @@ LegacyLayout legacy_layout(const NodeInfo& node) {
 
 std::unique_ptr<OpKernel> wrap_legacy_operand(std::unique_ptr<OpKernel> inner, LegacyLayout layout) {
   return std::make_unique<LegacyOperand>(std::move(inner), layout);
-}
-
-std::unique_ptr<OpKernel> make_legacy_add(const NodeInfo& node) {
-  return wrap_legacy_operand(make_add(node), legacy_layout(node));
-}
-std::unique_ptr<OpKernel> make_legacy_sub(const NodeInfo& node) {
-  return wrap_legacy_operand(make_sub(node), legacy_layout(node));
-}
-std::unique_ptr<OpKernel> make_legacy_mul(const NodeInfo& node) {
-  return wrap_legacy_operand(make_mul(node), legacy_layout(node));
-}
-std::unique_ptr<OpKernel> make_legacy_div(const NodeInfo& node) {
-  return wrap_legacy_operand(make_div(node), legacy_layout(node));
-}
-std::unique_ptr<OpKernel> make_legacy_pow(const NodeInfo& node) {
-  return wrap_legacy_operand(make_pow(node), legacy_layout(node));
 }
 
 }  // namespace onemodel::ops

@@ -1,4 +1,5 @@
-// The opset 1-6 forms of the two-input arithmetic operators (Add, Sub, Mul, Div, Pow) and of PRelu. Before
+// The opset 1-6 forms of the two-input arithmetic, comparison and logic operators (Add, Sub, Mul, Div, Pow,
+// Equal, Less, Greater, And, Or, Xor) and of PRelu. Before
 // opset 7 the second operand was not broadcast by numpy's rules: it was either required to have the first's
 // shape (broadcast = 0) or laid over the first starting at dimension `axis` (broadcast = 1). The adapter
 // here restates that layout as numpy broadcasting, by giving the second operand trailing extent-1
@@ -36,5 +37,11 @@ LegacyLayout legacy_layout(const NodeInfo& node);
 
 // Wraps the modern kernel of a two-input operator so that input 1 is seen with legacy_operand_shape().
 std::unique_ptr<OpKernel> wrap_legacy_operand(std::unique_ptr<OpKernel> inner, LegacyLayout layout);
+
+// The factory of an operator's opset 1-6 form: its modern factory's kernel, wrapped with the node's layout.
+template <std::unique_ptr<OpKernel> (*kModern)(const NodeInfo&)>
+std::unique_ptr<OpKernel> make_legacy(const NodeInfo& node) {
+  return wrap_legacy_operand(kModern(node), legacy_layout(node));
+}
 
 }  // namespace onemodel::ops

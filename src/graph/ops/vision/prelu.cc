@@ -60,7 +60,8 @@ std::unique_ptr<OpKernel> make_prelu(const NodeInfo& node) {
 }
 
 std::unique_ptr<OpKernel> make_legacy_prelu(const NodeInfo& node) {
-  return wrap_legacy_operand(make_prelu(node), LegacyLayout{true, 1});
+  return wrap_legacy_operand(make_prelu(node),
+                             LegacyLayout{true, 1});  // the channel axis, whatever the node says
 }
 
 }  // namespace onemodel::ops
