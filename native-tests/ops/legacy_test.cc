@@ -188,6 +188,15 @@ TEST(LegacyBatchNorm, InferenceFormOnly) {
   EXPECT_EQ(error_kind([&] { run(0); }), SessionError::Kind::Unsupported);
 }
 
+TEST(LegacyUnary, ConsumedInputsIsIgnored) {
+  ModelBuilder m(1);
+  m.input("x", DType::F32, {3}).output("y", DType::F32);
+  m.node("Relu", {"x"}, {"r"}, {Attr::ints("consumed_inputs", {1})});
+  m.node("Neg", {"r"}, {"y"}, {Attr::ints("consumed_inputs", {0})});
+  EXPECT_EQ(m.run({{"x", Tensor::from<float>({-1, 0.5f, 2}, {3})}})[0].to_vector<float>(),
+            (std::vector<float>{-0.0f, -0.5f, -2}));
+}
+
 TEST(LegacyMatMul, ServedFromOpsetOne) {
   ModelBuilder m(1);
   m.input("a", DType::F32, {1, 2}).input("b", DType::F32, {2, 1}).output("y", DType::F32);
