@@ -250,6 +250,29 @@ TEST(StringNormalizerOp, StopwordsAndShapes) {
             SessionError::Kind::Unsupported);
 }
 
+// If's branch makes text in its own run: the node's output holds a copy, valid after the branch run ends.
+TEST(StringTensor, IfBranchesReturnText) {
+  ModelBuilder then_branch(13), else_branch(13);
+  then_branch.output("t", DType::String);
+  then_branch.node("Cast", {"num"}, {"t"}, {Attr::i("to", static_cast<int64_t>(DType::String))});
+  else_branch.output("e", DType::String);
+  else_branch.node("Identity", {"words"}, {"e"});
+  ModelBuilder m(13);
+  m.input("c", DType::Bool, {}).input("num", DType::F32, {2}).input("words", DType::String, {2});
+  m.output("y", DType::String);
+  m.node("If", {"c"}, {"y"},
+         {Attr::graph("then_branch", then_branch.graph("then")),
+          Attr::graph("else_branch", else_branch.graph("else"))});
+  const Tensor words = Tensor::from_strings(std::vector<std::string>{"p", "q"}, {2});
+  for (bool c : {true, false}) {
+    Tensor cond(DType::Bool, {});
+    *static_cast<uint8_t*>(cond.raw()) = c;
+    const auto out = m.run({{"c", cond}, {"num", Tensor::from<float>({0.5f, 2}, {2})}, {"words", words}});
+    EXPECT_EQ(out[0].strings(),
+              c ? (std::vector<std::string>{"0.5", "2.0"}) : (std::vector<std::string>{"p", "q"}));
+  }
+}
+
 TEST(StringTensor, RefusedWhereTheTextCouldNotFollow) {
   // Arithmetic and comparisons do not take strings: refused as unsupported, never computed on handles.
   ModelBuilder eq(13);
