@@ -1,5 +1,7 @@
 // Shortest round-trip digits come from printf's %e, which glibc and musl round correctly from the exact
-// binary value, tried at 1, 2, ... significant digits until the digits read back as the value. Reading
+// binary value, tried at 1, 2, ... significant digits until the digits, or their neighbour one unit in the
+// last place away, read back as the value (at a power of two the values that read back reach further above
+// it than below, so the nearest p-digit decimal may miss where the next one up does not). Reading
 // rebuilds the number as "[-]DIGITSe[-]EXP" (no radix character, the only locale-dependent part of
 // strtod's syntax) and lets strtof or strtod round it, which both libraries do correctly; so the results are
 // the same on every target.
@@ -86,26 +88,45 @@ T parse(std::string_view text, Convert convert) {
   return convert(form.c_str(), nullptr);
 }
 
-// Digits and decimal exponent of the shortest %e form of x (finite, not zero) that reads back as x:
-// x ~ 0.DIGITS * 10^(exponent + 1) with one digit before the point, i.e. d.ddd * 10^exponent.
+// Whether mantissa * 10^scale reads back as `value`.
+template <class T>
+bool reads_back(uint64_t mantissa, int scale, T value) {
+  const std::string form = std::to_string(mantissa) + "e" + std::to_string(scale);
+  if constexpr (std::is_same_v<T, float>)
+    return std::strtof(form.c_str(), nullptr) == value;
+  else
+    return std::strtod(form.c_str(), nullptr) == value;
+}
+
+// Digits and decimal exponent of the shortest decimal that reads back as |x| (x finite, not zero), the one
+// nearest x among those: |x| ~ d.ddd * 10^exponent.
 template <class T>
 void shortest_digits(T x, std::string& digits, int& exponent) {
-  constexpr int kMaxDigits = std::numeric_limits<T>::max_digits10;
+  const T magnitude = std::fabs(x);
+  uint64_t mantissa = 0;  // at most max_digits10 (17) digits
+  int scale = 0;          // the decimal is mantissa * 10^scale
   char buffer[64];
-  for (int precision = 1; precision <= kMaxDigits; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*e", precision - 1, static_cast<double>(x));
-    digits.clear();
+  for (int precision = 1; precision <= std::numeric_limits<T>::max_digits10; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*e", precision - 1, static_cast<double>(magnitude));
+    std::string nearest;
     const char* p = buffer;
-    while (*p != 'e') {
-      if (is_digit(*p)) digits += *p;
-      ++p;
+    for (; *p != 'e'; ++p) {
+      if (is_digit(*p)) nearest += *p;
     }
-    exponent = std::atoi(p + 1);
-    const std::string form = digits + "e" + std::to_string(exponent - (precision - 1));
-    const T back = std::is_same_v<T, float> ? static_cast<T>(std::strtof(form.c_str(), nullptr))
-                                            : static_cast<T>(std::strtod(form.c_str(), nullptr));
-    if (back == std::fabs(x)) break;
+    mantissa = std::strtoull(nearest.c_str(), nullptr, 10);
+    scale = std::atoi(p + 1) - (precision - 1);
+    if (reads_back(mantissa, scale, magnitude)) break;
+    if (reads_back(mantissa + 1, scale, magnitude)) {
+      ++mantissa;
+      break;
+    }
+    if (reads_back(mantissa - 1, scale, magnitude)) {
+      --mantissa;
+      break;
+    }
   }
+  digits = std::to_string(mantissa);
+  exponent = scale + static_cast<int>(digits.size()) - 1;
   while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
 }
 

