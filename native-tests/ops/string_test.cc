@@ -126,6 +126,10 @@ TEST(CastStrings, NumbersPrintAsNumpyDoes) {
                                                 {13})),
             (std::vector<std::string>{"0.1", "3.0", "-0.0", "1e-05", "1.5e-05", "123456790.0", "0.0001",
                                       "1e+16", "1e-45", "0.039187793", "NaN", "INF", "-INF"}));
+  // Powers of two, where the nearest 8-digit decimal does not read back but the next one up does.
+  EXPECT_EQ(cast_to_strings(Tensor::from<float>(
+                {__builtin_bit_cast(float, 0x0f800000u), __builtin_bit_cast(float, 0x6b000000u)}, {2})),
+            (std::vector<std::string>{"1.2621775e-29", "1.5474251e+26"}));
   EXPECT_EQ(cast_to_strings(Tensor::from<double>({0.1, 1.0 / 3, 1e300}, {3})),
             (std::vector<std::string>{"0.1", "0.3333333333333333", "1e+300"}));
   EXPECT_EQ(cast_to_strings(Tensor::from<int64_t>({-5, 0, std::numeric_limits<int64_t>::min()}, {3})),
