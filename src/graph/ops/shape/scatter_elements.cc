@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "graph/ops/shape/element_walk.h"
 #include "graph/ops/shape/factories.h"
-#include "graph/ops/shape/offset_walker.h"
 #include "graph/ops/shape/op_inputs.h"
 #include "graph/ops/shape/scatter_reduction.h"
 
@@ -21,24 +21,15 @@ class ScatterElements final : public OpKernel {
   }
 
   void infer(InferContext& ctx) const override {
-    const Shape& data = ctx.input_shape(0);
-    const Shape& indices = ctx.input_shape(1);
+    check_element_indices(ctx, axis_);
     const DType dtype = ctx.input_dtype(0);
-    if (ctx.input_dtype(1) != DType::I64 && ctx.input_dtype(1) != DType::I32)
-      ctx.fail("indices must be int64 or int32");
     if (ctx.input_dtype(2) != dtype) ctx.fail("updates and data have different element types");
-    if (ctx.input_shape(2) != indices)
-      ctx.fail("updates " + ctx.input_shape(2).str() + " and indices " + indices.str() + " differ in shape");
-    if (indices.rank != data.rank) ctx.fail("indices and data must have the same rank");
-    const int axis = normalize_axis(axis_, data.rank);
-    if (axis < 0)
-      ctx.fail("axis " + std::to_string(axis_) + " is outside the rank " + std::to_string(data.rank));
-    for (int a = 0; a < data.rank; ++a) {
-      if (a != axis && indices[a] > data[a])
-        ctx.fail("indices " + indices.str() + " exceed data " + data.str());
+    if (ctx.input_shape(2) != ctx.input_shape(1)) {
+      ctx.fail("updates " + ctx.input_shape(2).str() + " and indices " + ctx.input_shape(1).str() +
+               " differ in shape");
     }
     check_scatter_reduction_type(ctx, reduction_, dtype);
-    ctx.set_output(0, dtype, data);
+    ctx.set_output(0, dtype, ctx.input_shape(0));
   }
 
   void run(const OpRun& run) const override {
@@ -61,18 +52,8 @@ class ScatterElements final : public OpKernel {
     const int rank = out.shape.rank;
     const int axis = normalize_axis(axis_, rank);
     const size_t width = dtype_size(out.dtype);
-    // a: offset in the output without the axis coordinate; b: offset in indices and updates.
-    int64_t out_stride = 1, update_stride = 1, axis_stride = 1;
-    int64_t strides[kMaxRank][2];
-    for (int a = rank - 1; a >= 0; --a) {
-      strides[a][0] = a == axis ? 0 : out_stride;
-      strides[a][1] = update_stride;
-      if (a == axis) axis_stride = out_stride;
-      out_stride *= out.shape[a];
-      update_stride *= updates.shape[a];
-    }
-    OffsetWalker walk;
-    for (int a = 0; a < rank; ++a) walk.add_axis(updates.shape[a], strides[a][0], strides[a][1]);
+    OffsetWalker walk = element_walk(out.shape, updates.shape, axis);
+    const int64_t axis_stride = out.shape.count(axis + 1, rank);
     const int64_t extent = out.shape[axis];
     do {
       const int64_t at = checked_index(run, indices[walk.b()], extent);
