@@ -22,7 +22,8 @@ Tensor i64s(const std::vector<int64_t>& dims, const std::vector<int64_t>& v) {
   return Tensor::from<int64_t>(v, dims);
 }
 
-// One loss node over x [dims], target and (when `weighted`) weights, with the given attributes.
+// One loss node over x [dims], target and (when `weighted`) weights, with the given attributes and (when
+// `log_prob`) SoftmaxCrossEntropyLoss's second output.
 ModelBuilder loss_model(std::string_view op, const std::vector<int64_t>& x_dims, bool weighted,
                         const std::vector<Attr>& attrs, DType dtype = DType::F32, bool log_prob = false) {
   ModelBuilder m(13);
@@ -31,14 +32,12 @@ ModelBuilder loss_model(std::string_view op, const std::vector<int64_t>& x_dims,
   m.input("x", dtype, x_dims).input("t", DType::I64, t_dims).output("loss", dtype);
   if (weighted) m.input("w", dtype, {x_dims[1]});
   if (log_prob) m.output("log_prob", dtype);
-  if (weighted && log_prob) {
-    m.node(op, {"x", "t", "w"}, {"loss", "log_prob"}, attrs, "loss_node");
-  } else if (weighted) {
-    m.node(op, {"x", "t", "w"}, {"loss"}, attrs, "loss_node");
-  } else if (log_prob) {
-    m.node(op, {"x", "t"}, {"loss", "log_prob"}, attrs, "loss_node");
+  // An empty name leaves the optional weights out.
+  const std::string_view w = weighted ? "w" : "";
+  if (log_prob) {
+    m.node(op, {"x", "t", w}, {"loss", "log_prob"}, attrs, "loss_node");
   } else {
-    m.node(op, {"x", "t"}, {"loss"}, attrs, "loss_node");
+    m.node(op, {"x", "t", w}, {"loss"}, attrs, "loss_node");
   }
   return m;
 }
@@ -126,6 +125,11 @@ TEST(LossOps, NllRejectsBadTargetsAndAttributes) {
   }
   EXPECT_EQ(error_kind([] {
               loss_model("NegativeLogLikelihoodLoss", {2, 3}, false, {Attr::s("reduction", "avg")}).session();
+            }),
+            Kind::InvalidModel);
+  // NegativeLogLikelihoodLoss has no second output.
+  EXPECT_EQ(error_kind([] {
+              loss_model("NegativeLogLikelihoodLoss", {2, 3}, false, {}, DType::F32, true).session();
             }),
             Kind::InvalidModel);
   // Shapes are checked when the plan is made (the first run): weights of the wrong length, a target of the

@@ -32,6 +32,7 @@ class NllLoss final : public OpKernel {
 
 std::unique_ptr<OpKernel> make_nll_loss(const NodeInfo& node) {
   require_inputs(node, 2, 3);
+  if (node.num_outputs() != 1) node.fail("needs one output");
   return std::make_unique<NllLoss>(nll_options(node));
 }
 
