@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -63,6 +64,9 @@ uint32_t axes_mask(const InferContext& ctx, std::span<const int64_t> axes, int r
 inline bool has_axis(uint32_t mask, int axis) {
   return (mask >> axis) & 1u;
 }
+
+// Run time: throws SessionError(InvalidInput) naming the node ("<op> node '<name>': <message>").
+[[noreturn]] void fail_run(const OpRun& run, const std::string& message);
 
 // Run time: throws SessionError(InvalidInput) naming the node when `index` lies outside [-extent, extent),
 // else returns it counted from the front.
