@@ -88,7 +88,7 @@ class RoiAlign final : public OpKernel {
     const float* rois = run.inputs[1].as<const float>();
     const TensorRef& indices = run.inputs[2];
     const int64_t channels = x.shape[1], height = x.shape[2], width = x.shape[3];
-    const int64_t plane = height * width, bins = a_.out_h * a_.out_w;
+    const int64_t plane = height * width;
     float* out = run.outputs[0].as<float>();
     const float offset = a_.half_pixel ? 0.5f : 0.0f;
     for (int64_t r = 0; r < run.inputs[1].shape[0]; ++r) {
