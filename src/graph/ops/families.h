@@ -21,10 +21,10 @@ std::span<const OpDef> vision_defs();       // src/graph/ops/vision/  (BatchNorm
 std::span<const OpDef> recurrent_defs();    // src/graph/ops/recurrent/ (RNN, GRU, LSTM)
 std::span<const OpDef> control_defs();      // src/graph/ops/control/ (If, Loop, Scan, SequenceMap)
 std::span<const OpDef> sequence_defs();     // src/graph/ops/sequence/ (Sequence*, Optional*)
-std::span<const OpDef>
-quant_defs();  // src/graph/ops/quant/ (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear)
-std::span<const OpDef> signal_defs();  // src/graph/ops/signal/ (DFT, STFT, window functions, MelWeightMatrix)
-std::span<const OpDef>
-int8_defs();  // src/graph/ops/int8/ (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, ...)
+std::span<const OpDef> quant_defs();        // src/graph/ops/quant/ (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear)
+std::span<const OpDef> int8_defs();         // src/graph/ops/int8/ (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, ...)
+std::span<const OpDef> signal_defs();       // src/graph/ops/signal/ (DFT, STFT, windows, MelWeightMatrix)
+std::span<const OpDef> text_defs();         // src/graph/ops/text/ (TfIdfVectorizer)
+std::span<const OpDef> training_defs();     // src/graph/ops/training/ (Adagrad, Momentum, Adam)
 
 }  // namespace onemodel::ops
