@@ -212,6 +212,11 @@ TEST(RoiAlignOp, AveragesAndTakesMaxima) {
   // Max mode: the largest of the four weighted neighbours, 0.25 * 26.
   const auto max = roi_align_model({Attr::i("sampling_ratio", 1), Attr::s("mode", "max")}).run(feeds(1))[0];
   EXPECT_FLOAT_EQ(max.to_vector<float>()[0], 0.25f * 26.0f);
+  // A region with a NaN corner samples nothing.
+  auto nan_feeds = feeds(0);
+  nan_feeds[1].tensor = Tensor::from<float>(std::vector<float>{0, std::nanf(""), 4, 4}, {1, 4});
+  EXPECT_EQ(roi_align_model({Attr::i("sampling_ratio", 2)}).run(nan_feeds)[0].to_vector<float>(),
+            std::vector<float>{0.0f});
   std::string message, node;
   EXPECT_EQ(error_kind([&] { roi_align_model().run(feeds(2)); }, &message, &node), Kind::InvalidInput);
   EXPECT_NE(message.find("batch index 2"), std::string::npos) << message;

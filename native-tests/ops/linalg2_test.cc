@@ -167,6 +167,13 @@ TEST(EinsumOp, RefusesMalformedEquations) {
               Kind::InvalidInput)
         << equation;
   }
+  // Ellipsis axes of 0 and 2 do not broadcast.
+  EXPECT_EQ(error_kind([&] {
+              einsum("...i,...i",
+                     {Tensor(DType::F32, {0, 3}), Tensor::from<float>(std::vector<float>(6, 1.0f), {2, 3})},
+                     ExecutionMode::Fast);
+            }),
+            Kind::InvalidInput);
   std::string message;
   // j is 3 in a and 4 in b.
   EXPECT_NE(error_kind([&] { einsum("ij,jk->ik", {a, b}, ExecutionMode::Fast); }, &message), Kind::Disposed);

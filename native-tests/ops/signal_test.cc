@@ -86,6 +86,12 @@ TEST(DftOp, Opset20TakesTheAxisAsAnInput) {
   // Along axis 0, column c is (c, c + 4, c + 8): bin 0 is their sum.
   for (int c = 0; c < 4; ++c)
     EXPECT_NEAR(y[static_cast<size_t>(c * 2)], 3.0f * static_cast<float>(c) + 12.0f, 1e-4);
+  // An empty transform axis.
+  ModelBuilder empty(17);
+  empty.input("x", DType::F32, {2, 0, 1})
+      .output("y", DType::F32)
+      .node("DFT", {"x"}, {"y"}, {Attr::i("onesided", 1)});
+  EXPECT_EQ(error_kind([&] { empty.run({{"x", Tensor(DType::F32, {2, 0, 1})}}); }), Kind::InvalidInput);
   // The last axis holds the components, not samples.
   ModelBuilder bad(17);
   bad.input("x", DType::F32, {3, 4, 1})

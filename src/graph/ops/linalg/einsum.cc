@@ -132,7 +132,8 @@ class Einsum final : public OpKernel {
           const int64_t e = shapes[i][axis];
           int64_t& known = l.extent[static_cast<size_t>(id)];
           if (label == kEllipsis) {
-            if (known > 1 && e != 1 && e != known) return "the ellipsis axes of the inputs do not broadcast";
+            if (known >= 0 && known != 1 && e != 1 && e != known)
+              return "the ellipsis axes of the inputs do not broadcast";
             if (e != 1) s[id] += stride_of[axis];
             if (known < 0 || known == 1) known = e;
           } else {

@@ -76,6 +76,7 @@ class DftOp final : public OpKernel {
       if (*length < 1 || *length > kMaxElements) ctx.fail("dft_length must be positive");
       n = *length;
     }
+    if (n < 1) ctx.fail("the transform needs at least one sample along axis " + std::to_string(a));
     Shape out = x;
     out[a] = onesided_ ? n / 2 + 1 : n;
     out[x.rank - 1] = 2;

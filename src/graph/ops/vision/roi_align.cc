@@ -45,7 +45,9 @@ void neighbours(float v, int64_t extent, int64_t& low, int64_t& high, float& fra
 
 Sample sample_at(float y, float x, int64_t height, int64_t width) {
   Sample s;
-  if (y < -1.0f || y > static_cast<float>(height) || x < -1.0f || x > static_cast<float>(width)) return s;
+  // Written so that a NaN position also has no weight.
+  if (!(y >= -1.0f && y <= static_cast<float>(height) && x >= -1.0f && x <= static_cast<float>(width)))
+    return s;
   int64_t y_lo, y_hi, x_lo, x_hi;
   float ly, lx;
   neighbours(y, height, y_lo, y_hi, ly);
@@ -88,7 +90,7 @@ class RoiAlign final : public OpKernel {
     const float* rois = run.inputs[1].as<const float>();
     const TensorRef& indices = run.inputs[2];
     const int64_t channels = x.shape[1], height = x.shape[2], width = x.shape[3];
-    const int64_t plane = height * width;
+    const int64_t plane = height * width, bins = a_.out_h * a_.out_w;
     float* out = run.outputs[0].as<float>();
     const float offset = a_.half_pixel ? 0.5f : 0.0f;
     for (int64_t r = 0; r < run.inputs[1].shape[0]; ++r) {
@@ -97,6 +99,10 @@ class RoiAlign final : public OpKernel {
       if (raw < 0 || raw >= x.shape[0])
         run_fail(run, "batch index " + std::to_string(raw) + " is outside [0, " + std::to_string(x.shape[0]) +
                           ")");
+      if (plane == 0) {  // an empty image has nothing to sample: its bins are 0
+        std::fill(out + r * channels * bins, out + (r + 1) * channels * bins, 0.0f);
+        continue;
+      }
       const float* roi = rois + r * 4;
       const float start_w = roi[0] * a_.spatial_scale - offset, start_h = roi[1] * a_.spatial_scale - offset;
       float roi_w = roi[2] * a_.spatial_scale - offset - start_w;
