@@ -167,6 +167,12 @@ TEST(EinsumOp, RefusesMalformedEquations) {
               Kind::InvalidInput)
         << equation;
   }
+  // Nine output axes, one more than a tensor holds.
+  const Tensor cube = Tensor::from<float>(std::vector<float>{1.0f}, {1, 1, 1});
+  EXPECT_EQ(error_kind([&] {
+              einsum("abc,def,ghi->abcdefghi", {cube, cube, cube}, ExecutionMode::Fast);
+            }),
+            Kind::InvalidInput);
   // Ellipsis axes of 0 and 2 do not broadcast.
   EXPECT_EQ(error_kind([&] {
               einsum("...i,...i",

@@ -49,8 +49,8 @@ bool parse_term(const std::string& text, std::vector<int>& labels) {
   return true;
 }
 
-// Per input shapes: the extent of every label, the output and summed labels, and each input's stride per
-// label (0 where the input lacks the label or broadcasts it).
+// For given input shapes: the extent of every label (-1 when unused) and the output and summed labels in
+// their order.
 struct Layout {
   std::array<int64_t, kLabels> extent;
   std::array<int, kLabels> out, summed;
@@ -67,7 +67,7 @@ class Einsum final : public OpKernel {
   void infer(InferContext& ctx) const override {
     const DType t = ctx.input_dtype(0);
     if (t != DType::F32 && t != DType::F64 && t != DType::I32 && t != DType::I64)
-      ctx.fail("only float32, float64, int32 and int64 are served");
+      ctx.node().unsupported("only float32, float64, int32 and int64 inputs are served");
     std::vector<Shape> shapes;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       if (ctx.input_dtype(i) != t) ctx.fail("every input must have input 0's element type");
@@ -98,6 +98,8 @@ class Einsum final : public OpKernel {
   }
 
  private:
+  // Fills `l` and each input's element stride per label, strides[i * kLabels + label] (0 where input i lacks
+  // the label or broadcasts it). Returns the problem when the shapes do not fit the equation, else empty.
   std::string layout(const Shape* shapes, Layout& l, int64_t* strides) const {
     const size_t n = inputs_.size();
     l.extent.fill(-1);
@@ -172,6 +174,7 @@ class Einsum final : public OpKernel {
         if (uses[static_cast<size_t>(id)] == 1 && !repeated_in_a_term(id)) add_out(id);
       }
     }
+    if (l.out_rank > kMaxRank) return "the output would have more than " + std::to_string(kMaxRank) + " axes";
     l.summed_rank = 0;
     double work = 1.0;  // output elements times terms each, in double so a hostile product cannot wrap
     for (int id = 0; id < kLetters + ellipsis_rank; ++id) {

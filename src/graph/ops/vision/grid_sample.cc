@@ -69,7 +69,7 @@ class GridSample final : public OpKernel {
     const Shape& x = ctx.input_shape(0);
     const Shape& grid = ctx.input_shape(1);
     if (ctx.input_dtype(0) != DType::F32 || ctx.input_dtype(1) != DType::F32)
-      ctx.fail("X and grid must be float32");
+      ctx.node().unsupported("only float32 (and half precision) X and grid are served");
     if (x.rank != 4) ctx.node().unsupported("only 4-D inputs [N, C, H, W] are served, got " + x.str());
     if (grid.rank != 4 || grid[0] != x[0] || grid[3] != 2)
       ctx.fail("grid " + grid.str() + " must be [N, H_out, W_out, 2] for X " + x.str());
