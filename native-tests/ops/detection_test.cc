@@ -118,6 +118,22 @@ TEST(NonMaxSuppressionOp, CenterFormatMatchesTheCornerFormat) {
   EXPECT_TRUE(same_bytes(a, b));
 }
 
+TEST(NonMaxSuppressionOp, WithoutThresholdsEveryScoreCountsAndAnyOverlapSuppresses) {
+  ModelBuilder m(11);
+  m.input("boxes", DType::F32, {1, 3, 4})
+      .input("scores", DType::F32, {1, 1, 3})
+      .input("max", DType::I64, {1})
+      .output("selected", DType::I64)
+      .node("NonMaxSuppression", {"boxes", "scores", "max"}, {"selected"});
+  // Box 1 touches box 0 with a sliver of overlap; box 2 is apart. Scores are negative.
+  const auto y =
+      m.run({{"boxes",
+              Tensor::from<float>(std::vector<float>{0, 0, 1, 1, 0.99f, 0.99f, 2, 2, 5, 5, 6, 6}, {1, 3, 4})},
+             {"scores", Tensor::from<float>(std::vector<float>{-1.0f, -0.5f, -3.0f}, {1, 1, 3})},
+             {"max", Tensor::from<int64_t>(std::vector<int64_t>{5}, {1})}})[0];
+  EXPECT_EQ(elements_of<int64_t>(y), (std::vector<int64_t>{0, 0, 1, 0, 0, 2}));
+}
+
 TEST(NonMaxSuppressionOp, RefusesBadInputs) {
   std::string message, node;
   const std::vector<float> box = {0, 0, 1, 1};

@@ -65,11 +65,11 @@ class NonMaxSuppression final : public OpKernel {
       run_fail(run, "scores " + scores.shape.str() + " must be [batch, classes, boxes] for boxes " +
                         boxes.shape.str());
     const int64_t max_per_class = std::max<int64_t>(0, int_scalar(run, 2, "max_output_boxes_per_class"));
-    const float iou_threshold = float_scalar(run, 3, "iou_threshold", 0.0f);
-    const float score_threshold = float_scalar(run, 4, "score_threshold", -kInfinity);
+    const float iou_threshold = run.has_input(3) ? float_scalar(run, 3, "iou_threshold") : 0.0f;
+    // Without score_threshold every score but NaN is a candidate.
+    const bool filtered = run.has_input(4);
+    const float score_threshold = filtered ? float_scalar(run, 4, "score_threshold") : 0.0f;
     if (!(iou_threshold >= 0.0f && iou_threshold <= 1.0f)) run_fail(run, "iou_threshold must lie in [0, 1]");
-    // An absent score_threshold keeps every score that is not NaN.
-    const bool keep_all = !run.has_input(4);
 
     const int64_t batches = boxes.shape[0], classes = scores.shape[1], n = boxes.shape[1];
     const int64_t per_class = std::min(max_per_class, n);
@@ -83,7 +83,7 @@ class NonMaxSuppression final : public OpKernel {
         const float* score = scores.as<const float>() + (b * classes + c) * n;
         int64_t candidates = 0;
         for (int64_t i = 0; i < n; ++i) {
-          if (score[i] > score_threshold || (keep_all && score[i] == score[i])) order[candidates++] = i;
+          if (filtered ? score[i] > score_threshold : score[i] == score[i]) order[candidates++] = i;
         }
         std::sort(order, order + candidates, [score](int64_t i, int64_t j) {
           return score[i] > score[j] || (score[i] == score[j] && i < j);
@@ -108,8 +108,6 @@ class NonMaxSuppression final : public OpKernel {
   }
 
  private:
-  static constexpr float kInfinity = __builtin_inff();
-
   // Optional one-element input i (int64 or int32); 0 when omitted.
   static int64_t int_scalar(const OpRun& run, size_t i, const char* what) {
     if (!run.has_input(i)) return 0;
@@ -119,9 +117,8 @@ class NonMaxSuppression final : public OpKernel {
     return v.dtype == DType::I64 ? v.as<const int64_t>()[0] : v.as<const int32_t>()[0];
   }
 
-  // Optional one-element float32 input i; `fallback` when omitted.
-  static float float_scalar(const OpRun& run, size_t i, const char* what, float fallback) {
-    if (!run.has_input(i)) return fallback;
+  // The one float32 value of input i.
+  static float float_scalar(const OpRun& run, size_t i, const char* what) {
     const TensorRef& v = run.inputs[i];
     if (v.count() != 1 || v.dtype != DType::F32)
       run_fail(run, std::string(what) + " must be one float32 value");
