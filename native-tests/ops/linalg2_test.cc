@@ -91,7 +91,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& inputs, Ex
 
 TEST(EinsumOp, BatchedProductFollowsTheDocumentedOrderBitForBit) {
   std::mt19937 rng(8);
-  const int64_t B = 3, I = 4, J = 7, K = 5;
+  const int64_t B = 3, I = 40, J = 7, K = 50;  // several chunks of outputs, so two threads share them
   const std::vector<float> a = random_floats(static_cast<size_t>(B * I * J), rng);
   const std::vector<float> b = random_floats(static_cast<size_t>(B * J * K), rng);
   // One accumulator from +0, j increasing, each product and sum rounded to float.

@@ -232,8 +232,6 @@ class Einsum final : public OpKernel {
     Shape* in_shapes = run.scratch->allocate_array<Shape>(n);
     for (size_t i = 0; i < n; ++i) new (&in_shapes[i]) Shape(run.inputs[i].shape);
     int64_t* strides = run.scratch->allocate_array<int64_t>(n * kLabels);
-    int64_t* base = run.scratch->allocate_array<int64_t>(n);
-    int64_t* at = run.scratch->allocate_array<int64_t>(n);
     Layout l;
     layout(in_shapes, l, strides);
     const TensorRef& out = run.outputs[0];
@@ -241,37 +239,45 @@ class Einsum final : public OpKernel {
     int64_t sum_count = 1;
     for (int k = 0; k < l.summed_rank; ++k)
       sum_count *= l.extent[static_cast<size_t>(l.summed[static_cast<size_t>(k)])];
-    std::array<int64_t, kLabels> counter{};
-    for (int64_t o = 0; o < outputs; ++o) {
-      // The output element's coordinates give each input's base offset.
-      int64_t rest = o;
-      for (size_t i = 0; i < n; ++i) base[i] = 0;
-      for (int a = l.out_rank - 1; a >= 0; --a) {
-        const int id = l.out[static_cast<size_t>(a)];
-        const int64_t e = l.extent[static_cast<size_t>(id)];
-        const int64_t c = rest % e;
-        rest /= e;
-        for (size_t i = 0; i < n; ++i) base[i] += c * strides[i * kLabels + static_cast<size_t>(id)];
-      }
-      T acc = T(0);
-      counter.fill(0);
-      for (size_t i = 0; i < n; ++i) at[i] = base[i];
-      for (int64_t s = 0; s < sum_count; ++s) {
-        T prod = run.inputs[0].as<const T>()[at[0]];
-        for (size_t i = 1; i < n; ++i) prod = multiply(prod, run.inputs[i].as<const T>()[at[i]]);
-        acc = add(acc, prod);
-        // Odometer step over the summed labels, the last fastest.
-        for (int k = l.summed_rank - 1; k >= 0; --k) {
-          const int id = l.summed[static_cast<size_t>(k)];
-          for (size_t i = 0; i < n; ++i) at[i] += strides[i * kLabels + static_cast<size_t>(id)];
-          if (++counter[static_cast<size_t>(k)] < l.extent[static_cast<size_t>(id)]) break;
-          for (size_t i = 0; i < n; ++i)
-            at[i] -= counter[static_cast<size_t>(k)] * strides[i * kLabels + static_cast<size_t>(id)];
-          counter[static_cast<size_t>(k)] = 0;
+    // Each output is computed on its own, so the chunking and the threads cannot change a bit.
+    const double terms = static_cast<double>(sum_count) * static_cast<double>(n);
+    const int64_t per_chunk = std::max<int64_t>(1, static_cast<int64_t>(32768.0 / std::max(1.0, terms)));
+    const int64_t chunks = (outputs + per_chunk - 1) / per_chunk;
+    int64_t* slot_offsets =
+        run.scratch->allocate_array<int64_t>(n * static_cast<size_t>(thread_slots(run.threads)));
+    auto chunk = [&](int64_t c, int slot) {
+      int64_t* at = slot_offsets + n * static_cast<size_t>(slot);  // each input's offset of the current term
+      std::array<int64_t, kLabels> counter{};
+      for (int64_t o = c * per_chunk; o < std::min(outputs, (c + 1) * per_chunk); ++o) {
+        // The output element's coordinates give each input's first term.
+        int64_t rest = o;
+        for (size_t i = 0; i < n; ++i) at[i] = 0;
+        for (int a = l.out_rank - 1; a >= 0; --a) {
+          const int id = l.out[static_cast<size_t>(a)];
+          const int64_t e = l.extent[static_cast<size_t>(id)];
+          const int64_t coordinate = rest % e;
+          rest /= e;
+          for (size_t i = 0; i < n; ++i) at[i] += coordinate * strides[i * kLabels + static_cast<size_t>(id)];
         }
+        T acc = T(0);
+        for (int64_t s = 0; s < sum_count; ++s) {
+          T prod = run.inputs[0].as<const T>()[at[0]];
+          for (size_t i = 1; i < n; ++i) prod = multiply(prod, run.inputs[i].as<const T>()[at[i]]);
+          acc = add(acc, prod);
+          // Odometer step over the summed labels, the last fastest; a full turn returns to the first term.
+          for (int k = l.summed_rank - 1; k >= 0; --k) {
+            const int id = l.summed[static_cast<size_t>(k)];
+            for (size_t i = 0; i < n; ++i) at[i] += strides[i * kLabels + static_cast<size_t>(id)];
+            if (++counter[static_cast<size_t>(k)] < l.extent[static_cast<size_t>(id)]) break;
+            for (size_t i = 0; i < n; ++i)
+              at[i] -= counter[static_cast<size_t>(k)] * strides[i * kLabels + static_cast<size_t>(id)];
+            counter[static_cast<size_t>(k)] = 0;
+          }
+        }
+        out.as<T>()[o] = canonicalize(acc);
       }
-      out.as<T>()[o] = canonicalize(acc);
-    }
+    };
+    parallel_for_slots(run.threads, chunks, chunk, static_cast<double>(outputs) * terms);
   }
 
   std::vector<std::vector<int>> inputs_;
