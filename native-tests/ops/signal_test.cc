@@ -149,6 +149,12 @@ TEST(WindowOps, FormulasDatatypesAndRunTimeSizes) {
       EXPECT_NE(message.find(c.op), std::string::npos) << message;
     }
   }
+  // A symmetric window of one sample divides by N = 0, as the formula does.
+  ModelBuilder one(17);
+  one.input("size", DType::I64, {}).output("w", DType::F32);
+  one.node("HannWindow", {"size"}, {"w"}, {Attr::i("periodic", 0)});
+  EXPECT_TRUE(std::isnan(
+      one.run({{"size", Tensor::from<int64_t>(std::vector<int64_t>{1}, {})}})[0].to_vector<float>()[0]));
   ModelBuilder bad(17);
   bad.input("size", DType::I64, {}).output("w", DType::F32);
   bad.node("HannWindow", {"size"}, {"w"}, {Attr::i("output_datatype", 7)});

@@ -1,6 +1,7 @@
 // HannWindow, HammingWindow, BlackmanWindow: w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N) for
 // n < size, with N = size when periodic (the default) and size - 1 when symmetric. Computed in double, then
-// rounded to output_datatype. A symmetric window of one sample is [1] (N would be 0), as numpy gives.
+// rounded to output_datatype. A symmetric window of one sample divides 0 by N = 0 and is NaN, as the formula
+// (and ONNX Runtime) gives.
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -35,8 +36,7 @@ class Window final : public OpKernel {
     const double period = static_cast<double>(periodic_ ? size : size - 1);
     for (int64_t n = 0; n < size; ++n) {
       const double angle = 2.0 * std::numbers::pi * static_cast<double>(n) / period;
-      const double w =
-          period == 0.0 ? 1.0 : terms_.a0 - terms_.a1 * std::cos(angle) + terms_.a2 * std::cos(2.0 * angle);
+      const double w = terms_.a0 - terms_.a1 * std::cos(angle) + terms_.a2 * std::cos(2.0 * angle);
       if (dtype_ == DType::F32) {
         out.as<float>()[n] = static_cast<float>(w);
       } else {
