@@ -7,7 +7,6 @@
 // Exact: counts are integers, each n-gram contributes one rounded product, and contributions to an output
 // position are added in pool order from +0.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -29,7 +28,7 @@ struct GramTable {
 struct TfIdfAttributes {
   int64_t min_length = 1, max_length = 1, max_skip = 0, width = 0, grams = 0;
   Weighting weighting = Weighting::Tf;
-  std::vector<GramTable> tables;   // by length, 1 .. max_length (index length - 1)
+  std::vector<GramTable> tables;   // by length (index length - 1)
   std::vector<int64_t> output_of;  // n-gram ordinal -> output position
   std::vector<float> weights;      // per n-gram ordinal; 1 when absent
 };
