@@ -4,6 +4,7 @@
 
 #include "graph/ops/linalg/canonical_nan.h"
 #include "graph/ops/reduce/canonical_sum.h"
+#include "graph/ops/run_fail.h"
 #include "graph/ops/shape/op_inputs.h"
 
 namespace onemodel::ops {
@@ -18,7 +19,7 @@ struct Add {
 int64_t target_class(const OpRun& run, const NllOptions& options, int64_t target, int64_t classes) {
   if (options.ignore_index && target == *options.ignore_index) return -1;
   if (target < 0 || target >= classes) {
-    fail_run(run,
+    run_fail(run,
              "target class " + std::to_string(target) + " is outside [0, " + std::to_string(classes) + ")");
   }
   return target;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "graph/ops/run_fail.h"
+
 namespace onemodel::ops {
 
 void require_inputs(const NodeInfo& node, size_t min, size_t max) {
@@ -64,15 +66,9 @@ uint32_t axes_mask(const InferContext& ctx, std::span<const int64_t> axes, int r
   return mask;
 }
 
-void fail_run(const OpRun& run, const std::string& message) {
-  const std::string node = run.node != nullptr ? run.node->display_name() : std::string();
-  const std::string op = run.node != nullptr ? run.node->node().op_type : std::string("operator");
-  throw SessionError(SessionError::Kind::InvalidInput, op + " node '" + node + "': " + message, node);
-}
-
 int64_t checked_index(const OpRun& run, int64_t index, int64_t extent) {
   if (index >= -extent && index < extent) return index < 0 ? index + extent : index;
-  fail_run(run, "index " + std::to_string(index) + " is outside [-" + std::to_string(extent) + ", " +
+  run_fail(run, "index " + std::to_string(index) + " is outside [-" + std::to_string(extent) + ", " +
                     std::to_string(extent) + ")");
 }
 

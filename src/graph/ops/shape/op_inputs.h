@@ -65,9 +65,6 @@ inline bool has_axis(uint32_t mask, int axis) {
   return (mask >> axis) & 1u;
 }
 
-// Run time: throws SessionError(InvalidInput) naming the node ("<op> node '<name>': <message>").
-[[noreturn]] void fail_run(const OpRun& run, const std::string& message);
-
 // Run time: throws SessionError(InvalidInput) naming the node when `index` lies outside [-extent, extent),
 // else returns it counted from the front.
 int64_t checked_index(const OpRun& run, int64_t index, int64_t extent);

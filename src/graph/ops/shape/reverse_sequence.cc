@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "graph/ops/run_fail.h"
 #include "graph/ops/shape/factories.h"
 #include "graph/ops/shape/op_inputs.h"
 
@@ -36,7 +37,7 @@ class ReverseSequence final : public OpKernel {
     for (int64_t b = 0; b < batch; ++b) {
       const int64_t length = lengths[b];
       if (length < 0 || length > time) {
-        fail_run(run, "sequence length " + std::to_string(length) + " is outside [0, " +
+        run_fail(run, "sequence length " + std::to_string(length) + " is outside [0, " +
                           std::to_string(time) + "]");
       }
       for (int64_t t = 0; t < time; ++t) {

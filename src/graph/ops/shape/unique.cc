@@ -9,6 +9,7 @@
 #include <string>
 
 #include "graph/ops/elementwise/element_types.h"
+#include "graph/ops/run_fail.h"
 #include "graph/ops/shape/factories.h"
 #include "graph/ops/shape/op_inputs.h"
 #include "graph/ops/shape/stable_order.h"
@@ -68,7 +69,7 @@ class Unique final : public OpKernel {
     if (axis_) {
       axis = normalize_axis(*axis_, x.shape.rank);
       if (axis < 0)
-        fail_run(run,
+        run_fail(run,
                  "axis " + std::to_string(*axis_) + " is outside the rank " + std::to_string(x.shape.rank));
     }
     const int64_t n = axis < 0 ? x.count() : x.shape[axis];
