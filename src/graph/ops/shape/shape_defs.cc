@@ -31,6 +31,7 @@ std::span<const OpDef> shape_defs() {
       {"OneHot", 9, kLatestOpset, make_one_hot},
       {"NonZero", 9, kLatestOpset, make_non_zero},
       {"TopK", 1, kLatestOpset, make_top_k},
+      {"EyeLike", 9, kLatestOpset, make_eye_like},
   };
   return defs;
 }
