@@ -23,5 +23,6 @@ std::span<const OpDef> control_defs();      // src/graph/ops/control/ (If, Loop,
 std::span<const OpDef> sequence_defs();     // src/graph/ops/sequence/ (Sequence*, Optional*)
 std::span<const OpDef> quant_defs();        // src/graph/ops/quant/ (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear)
 std::span<const OpDef> int8_defs();         // src/graph/ops/int8/ (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv, ...)
+std::span<const OpDef> random_defs();       // src/graph/ops/random/ (Bernoulli, RandomUniform, RandomNormal, ...)
 
 }  // namespace onemodel::ops

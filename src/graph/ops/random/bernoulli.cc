@@ -1,0 +1,75 @@
+// Bernoulli: element i is 1 when u_i < p_i, else 0, with u_i uniform in [0, 1) from 53 bits of the node's
+// counter stream (counter_random.h) and p_i the input (float16, float or double) widened to double. A
+// probability of NaN gives 0; one outside [0, 1] gives the nearer certainty. The output type is `dtype`, else
+// the input's. Only comparisons: exact.
+#include <string>
+
+#include "graph/ops/elementwise/common.h"
+#include "graph/ops/elementwise/element_types.h"
+#include "graph/ops/random/counter_random.h"
+#include "graph/ops/random/factories.h"
+
+namespace onemodel::ops {
+namespace {
+
+class Bernoulli final : public OpKernel {
+ public:
+  Bernoulli(bool has_dtype, DType dtype, uint64_t key) : has_dtype_(has_dtype), dtype_(dtype), random_(key) {
+    supports_exact = true;
+  }
+
+  void infer(InferContext& ctx) const override {
+    const DType in = ctx.input_dtype(0);
+    if (in != DType::F32 && in != DType::F64 && in != DType::F16) unsupported_type(ctx, in);
+    const DType out = has_dtype_ ? dtype_ : in;
+    if (out == DType::BF16) unsupported_type(ctx, out);
+    ctx.set_output(0, out, ctx.input_shape(0));
+  }
+
+  void run(const OpRun& run) const override {
+    visit_dtype(run.inputs[0].dtype, [&](auto in) {
+      using EI = decltype(in);
+      if constexpr (EI::is_float && EI::dtype != DType::BF16) {
+        visit_dtype(run.outputs[0].dtype, [&](auto out) {
+          using EO = decltype(out);
+          if constexpr (EO::dtype != DType::BF16) draw<EI, EO>(run);
+        });
+      }
+    });
+  }
+
+ private:
+  template <class EI, class EO>
+  void draw(const OpRun& run) const {
+    const auto* p = run.inputs[0].as<const typename EI::Stored>();
+    auto* y = run.outputs[0].as<typename EO::Stored>();
+    const auto one = EO::store(typename EO::Value(1)), zero = EO::store(typename EO::Value(0));
+    for_each_chunk(run.threads, run.outputs[0].count(), 2.0, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const double u = CounterRandom::unit_double(random_.bits(static_cast<uint64_t>(i)));
+        y[i] = u < static_cast<double>(EI::load(p[i])) ? one : zero;
+      }
+    });
+  }
+
+  bool has_dtype_;
+  DType dtype_;
+  CounterRandom random_;
+};
+
+}  // namespace
+
+std::unique_ptr<OpKernel> make_bernoulli(const NodeInfo& node) {
+  require_inputs(node, 1);
+  const bool has_dtype = node.find("dtype") != nullptr;
+  DType dtype = DType::F32;
+  if (has_dtype) {
+    const int64_t code = node.get_int("dtype", 1);
+    if (code < 0 || code > INT32_MAX || !is_stored_dtype(static_cast<int32_t>(code)))
+      node.unsupported("Bernoulli: dtype " + std::to_string(code) + " is not supported");
+    dtype = static_cast<DType>(code);
+  }
+  return std::make_unique<Bernoulli>(has_dtype, dtype, random_stream_key(node));
+}
+
+}  // namespace onemodel::ops
