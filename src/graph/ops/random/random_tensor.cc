@@ -18,7 +18,6 @@
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/random/counter_random.h"
 #include "graph/ops/random/factories.h"
-#include "graph/ops/shape/op_inputs.h"
 
 namespace onemodel::ops {
 namespace {
@@ -49,8 +48,7 @@ class RandomTensor final : public OpKernel {
     if (spec_.like) {
       ctx.set_output(0, type, ctx.input_shape(0));
     } else {
-      check_dims(ctx, spec_.shape, dtype_size(type), "output");
-      ctx.set_output(0, type, Shape::of(spec_.shape));
+      ctx.set_output(0, type, Shape::of(spec_.shape));  // checked by the factory
     }
   }
 
@@ -142,6 +140,8 @@ std::unique_ptr<OpKernel> make_random(const NodeInfo& node, Distribution distrib
   if (!like) {
     if (node.find("shape") == nullptr) node.fail("attribute 'shape' is required");
     spec.shape = node.get_ints("shape");
+    const std::string problem = shape_problem(spec.shape, dtype_size(spec.dtype));
+    if (!problem.empty()) node.fail("attribute 'shape': " + problem);
   }
   return std::make_unique<RandomTensor>(std::move(spec), random_stream_key(node));
 }
