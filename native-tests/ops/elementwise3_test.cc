@@ -233,6 +233,11 @@ TEST(Elementwise3, EyeLikeDiagonals) {
               std::vector<int32_t>(12, 0))
         << k;
   }
+  // A half-precision input does not turn an explicit float32 dtype into float16.
+  const Tensor half = run_node("EyeLike", 9, {tensor_of<uint16_t>(DType::F16, {2, 2}, {0, 0, 0, 0})},
+                               DType::F32, {Attr::i("dtype", 1)});
+  ASSERT_EQ(half.dtype(), DType::F32);
+  EXPECT_EQ(elements_of<float>(half), (std::vector<float>{1, 0, 0, 1}));
   EXPECT_EQ(error_kind([] {
               run_node("EyeLike", 9, {floats({2, 2, 2}, std::vector<float>(8))}, DType::F32);
             }),

@@ -151,6 +151,23 @@ TEST(Random, DropoutTraining) {
   }
 }
 
+// In a half-precision model the output type still follows `dtype` (these nodes are not widened to float32).
+TEST(Random, HalfInputsKeepTheDtypeAttribute) {
+  ModelBuilder m(15);
+  m.input("p", DType::F16, {4}).output("y", DType::F32).output("u", DType::F16);
+  m.node("Bernoulli", {"p"}, {"y"}, {Attr::i("dtype", 1)});
+  m.node("RandomUniformLike", {"p"}, {"u"}, {Attr::f("low", 2.0f), Attr::f("high", 3.0f)});
+  const Tensor p = tensor_of<uint16_t>(DType::F16, {4}, {0x0000, 0x3C00, 0x0000, 0x3C00});  // 0, 1, 0, 1
+  const auto out = m.run({{"p", p}});
+  ASSERT_EQ(out[0].dtype(), DType::F32);
+  EXPECT_EQ(elements_of<float>(out[0]), (std::vector<float>{0, 1, 0, 1}));
+  ASSERT_EQ(out[1].dtype(), DType::F16);
+  for (uint16_t h : elements_of<uint16_t>(out[1])) {
+    EXPECT_GE(h, 0x4000);  // 2.0
+    EXPECT_LE(h, 0x4200);  // 3.0
+  }
+}
+
 TEST(Random, RefusesBadAttributes) {
   EXPECT_EQ(error_kind([] { random_tensor("RandomUniform", {}); }), Kind::InvalidModel);  // no shape
   EXPECT_EQ(error_kind([] { random_tensor("RandomNormal", {Attr::ints("shape", {-1})}); }),

@@ -1,5 +1,5 @@
 // Bernoulli: element i is 1 when u_i < p_i, else 0, with u_i uniform in [0, 1) from 53 bits of the node's
-// counter stream (counter_random.h) and p_i the input (float16, float or double) widened to double. A
+// counter stream (counter_random.h) and p_i the input (any float type) widened to double. A
 // probability of NaN gives 0; one outside [0, 1] gives the nearer certainty. The output type is `dtype`, else
 // the input's. Only comparisons: exact.
 #include <string>
@@ -20,20 +20,15 @@ class Bernoulli final : public OpKernel {
 
   void infer(InferContext& ctx) const override {
     const DType in = ctx.input_dtype(0);
-    if (in != DType::F32 && in != DType::F64 && in != DType::F16) unsupported_type(ctx, in);
-    const DType out = has_dtype_ ? dtype_ : in;
-    if (out == DType::BF16) unsupported_type(ctx, out);
-    ctx.set_output(0, out, ctx.input_shape(0));
+    if (!visit_dtype(in, [](auto e) { return decltype(e)::is_float; })) unsupported_type(ctx, in);
+    ctx.set_output(0, has_dtype_ ? dtype_ : in, ctx.input_shape(0));
   }
 
   void run(const OpRun& run) const override {
     visit_dtype(run.inputs[0].dtype, [&](auto in) {
       using EI = decltype(in);
-      if constexpr (EI::is_float && EI::dtype != DType::BF16) {
-        visit_dtype(run.outputs[0].dtype, [&](auto out) {
-          using EO = decltype(out);
-          if constexpr (EO::dtype != DType::BF16) draw<EI, EO>(run);
-        });
+      if constexpr (EI::is_float) {
+        visit_dtype(run.outputs[0].dtype, [&](auto out) { draw<EI, decltype(out)>(run); });
       }
     });
   }

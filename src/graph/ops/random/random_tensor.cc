@@ -1,11 +1,11 @@
-// RandomUniform, RandomUniformLike, RandomNormal and RandomNormalLike: a float16, float or double tensor of
+// RandomUniform, RandomUniformLike, RandomNormal and RandomNormalLike: a float tensor (any width) of
 // values from the node's counter stream (counter_random.h). The shape is the `shape` attribute, or the
 // input's for the *Like forms (whose values are never read); the element type is `dtype`, else float (else
 // the input's for the *Like forms).
 //
 // Uniform: low + (high - low) * u with u from 53 random bits for double and 24 for the other types, computed
-// in the element type (float for float16), so a value may round up to `high`. Normal: Marsaglia's polar
-// method in float, element i taking pairs of draws d = 0, 1, ... from its own sub-stream until one lies
+// in the element type (float for the 16-bit ones), so a value may round up to `high`. Normal: Marsaglia's
+// polar method in float, element i taking pairs of draws d = 0, 1, ... from its own sub-stream until one lies
 // inside the unit disc (after 64 refused pairs, odds about 1e-43, the sample is 0), then mean + scale * z.
 // The log is the session's (exact-transcendentals.md in exact mode), the rest single IEEE operations, so
 // exact mode gives the same bits everywhere.
@@ -44,7 +44,7 @@ class RandomTensor final : public OpKernel {
 
   void infer(InferContext& ctx) const override {
     const DType type = spec_.has_dtype ? spec_.dtype : spec_.like ? ctx.input_dtype(0) : DType::F32;
-    if (type != DType::F32 && type != DType::F64 && type != DType::F16) unsupported_type(ctx, type);
+    if (!visit_dtype(type, [](auto e) { return decltype(e)::is_float; })) unsupported_type(ctx, type);
     if (spec_.like) {
       ctx.set_output(0, type, ctx.input_shape(0));
     } else {
@@ -55,7 +55,7 @@ class RandomTensor final : public OpKernel {
   void run(const OpRun& run) const override {
     visit_dtype(run.outputs[0].dtype, [&](auto e) {
       using E = decltype(e);
-      if constexpr (E::is_float && E::dtype != DType::BF16) {
+      if constexpr (E::is_float) {
         auto* y = run.outputs[0].as<typename E::Stored>();
         for_each_chunk(run.threads, run.outputs[0].count(), 4.0, [&](int64_t begin, int64_t end) {
           if (spec_.distribution == Distribution::Uniform)

@@ -21,10 +21,7 @@ class EyeLike final : public OpKernel {
   void infer(InferContext& ctx) const override {
     const Shape& shape = ctx.input_shape(0);
     if (shape.rank != 2) ctx.fail("input must be 2-D, got rank " + std::to_string(shape.rank));
-    const DType type = has_dtype_ ? dtype_ : ctx.input_dtype(0);
-    if (type == DType::BF16)
-      ctx.node().unsupported("EyeLike: element type " + std::string(dtype_name(type)) + " is not supported");
-    ctx.set_output(0, type, shape);
+    ctx.set_output(0, has_dtype_ ? dtype_ : ctx.input_dtype(0), shape);
   }
 
   void run(const OpRun& run) const override {
