@@ -1,13 +1,12 @@
 #include "graph/ops/random/counter_random.h"
 
-#include <bit>
 #include <string>
 
 namespace onemodel::ops {
 
 uint64_t random_stream_key(const NodeInfo& node) {
   if (const ir::Attribute* seed = node.find("seed")) {
-    if (seed->type == ir::AttrType::Float) return std::bit_cast<uint32_t>(seed->f);
+    if (seed->type == ir::AttrType::Float) return __builtin_bit_cast(uint32_t, seed->f);
     if (seed->type == ir::AttrType::Int) return static_cast<uint64_t>(seed->i);
     node.fail("attribute 'seed' must be a number");
   }
