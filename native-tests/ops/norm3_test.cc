@@ -86,6 +86,27 @@ TEST(Norm3, BatchNormTrainingMatchesReference) {
   }
 }
 
+// conv-batchnorm-fold (fast mode) must leave a training-mode BatchNormalization alone: its statistics are the
+// batch's, not the constant inputs. Fast and exact (which never folds) then agree closely.
+TEST(Norm3, BatchNormTrainingIsNotFoldedIntoConv) {
+  ModelBuilder m(15);
+  m.input("x", DType::F32, {2, 2, 3, 3}).output("y", DType::F32);
+  m.initializer("w", floats({2, 2, 1, 1}, {1, 0.5f, -1, 2}));
+  const Tensor ones = floats({2}, {1, 1}), zeros = floats({2}, {0, 0});
+  m.initializer("scale", ones).initializer("bias", zeros).initializer("mean", zeros).initializer("var", ones);
+  m.node("Conv", {"x", "w"}, {"c"});
+  m.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"}, {Attr::i("training_mode", 1)});
+  const Tensor x = floats({2, 2, 3, 3}, pseudo_random(36, 5));
+  const auto fast = elements_of<float>(m.run({{"x", x}}, options(ExecutionMode::Fast)).at(0));
+  const auto exact = elements_of<float>(m.run({{"x", x}}, options(ExecutionMode::Exact)).at(0));
+  double sum = 0;
+  for (size_t i = 0; i < fast.size(); ++i) {
+    EXPECT_NEAR(fast[i], exact[i], 1e-5) << i;
+    sum += exact[i];
+  }
+  EXPECT_NEAR(sum, 0.0, 1e-4);  // normalised by its own batch mean
+}
+
 Tensor mvn(const Tensor& x, const std::vector<int64_t>& axes, const SessionOptions& o = {}) {
   ModelBuilder m(13);
   m.input("x", DType::F32, x.shape()).output("y", DType::F32);
