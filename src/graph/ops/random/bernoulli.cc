@@ -2,8 +2,9 @@
 // counter stream (counter_random.h) and p_i the input (any float type) widened to double. A
 // probability of NaN gives 0; one outside [0, 1] gives the nearer certainty. The output type is `dtype`, else
 // the input's. Only comparisons: exact.
-#include <string>
+#include <optional>
 
+#include "graph/ops/dtype_attribute.h"
 #include "graph/ops/elementwise/common.h"
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/random/counter_random.h"
@@ -14,14 +15,12 @@ namespace {
 
 class Bernoulli final : public OpKernel {
  public:
-  Bernoulli(bool has_dtype, DType dtype, uint64_t key) : has_dtype_(has_dtype), dtype_(dtype), random_(key) {
-    supports_exact = true;
-  }
+  Bernoulli(std::optional<DType> dtype, uint64_t key) : dtype_(dtype), random_(key) { supports_exact = true; }
 
   void infer(InferContext& ctx) const override {
     const DType in = ctx.input_dtype(0);
     if (!visit_dtype(in, [](auto e) { return decltype(e)::is_float; })) unsupported_type(ctx, in);
-    ctx.set_output(0, has_dtype_ ? dtype_ : in, ctx.input_shape(0));
+    ctx.set_output(0, dtype_.value_or(in), ctx.input_shape(0));
   }
 
   void run(const OpRun& run) const override {
@@ -47,8 +46,7 @@ class Bernoulli final : public OpKernel {
     });
   }
 
-  bool has_dtype_;
-  DType dtype_;
+  std::optional<DType> dtype_;
   CounterRandom random_;
 };
 
@@ -56,15 +54,7 @@ class Bernoulli final : public OpKernel {
 
 std::unique_ptr<OpKernel> make_bernoulli(const NodeInfo& node) {
   require_inputs(node, 1);
-  const bool has_dtype = node.find("dtype") != nullptr;
-  DType dtype = DType::F32;
-  if (has_dtype) {
-    const int64_t code = node.get_int("dtype", 1);
-    if (code < 0 || code > INT32_MAX || !is_stored_dtype(static_cast<int32_t>(code)))
-      node.unsupported("Bernoulli: dtype " + std::to_string(code) + " is not supported");
-    dtype = static_cast<DType>(code);
-  }
-  return std::make_unique<Bernoulli>(has_dtype, dtype, random_stream_key(node));
+  return std::make_unique<Bernoulli>(dtype_attribute(node, "dtype"), random_stream_key(node));
 }
 
 }  // namespace onemodel::ops

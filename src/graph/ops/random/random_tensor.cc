@@ -11,9 +11,11 @@
 // exact mode gives the same bits everywhere.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "graph/ops/dtype_attribute.h"
 #include "graph/ops/elementwise/common.h"
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/random/counter_random.h"
@@ -31,8 +33,7 @@ struct RandomSpec {
   Distribution distribution;
   float a, b;  // low and high, or mean and scale
   bool like;   // shape (and default type) from input 0
-  bool has_dtype;
-  DType dtype;
+  std::optional<DType> dtype;
   std::vector<int64_t> shape;  // without `like`
 };
 
@@ -43,7 +44,7 @@ class RandomTensor final : public OpKernel {
   }
 
   void infer(InferContext& ctx) const override {
-    const DType type = spec_.has_dtype ? spec_.dtype : spec_.like ? ctx.input_dtype(0) : DType::F32;
+    const DType type = spec_.dtype.value_or(spec_.like ? ctx.input_dtype(0) : DType::F32);
     if (!visit_dtype(type, [](auto e) { return decltype(e)::is_float; })) unsupported_type(ctx, type);
     if (spec_.like) {
       ctx.set_output(0, type, ctx.input_shape(0));
@@ -123,7 +124,7 @@ std::unique_ptr<OpKernel> make_random(const NodeInfo& node, Distribution distrib
   } else if (node.num_inputs() != 0) {
     node.fail("expects no inputs");
   }
-  RandomSpec spec{distribution, 0, 0, like, node.find("dtype") != nullptr, DType::F32, {}};
+  RandomSpec spec{distribution, 0, 0, like, dtype_attribute(node, "dtype"), {}};
   if (distribution == Distribution::Uniform) {
     spec.a = node.get_float("low", 0.0f);
     spec.b = node.get_float("high", 1.0f);
@@ -131,16 +132,10 @@ std::unique_ptr<OpKernel> make_random(const NodeInfo& node, Distribution distrib
     spec.a = node.get_float("mean", 0.0f);
     spec.b = node.get_float("scale", 1.0f);
   }
-  if (spec.has_dtype) {
-    const int64_t code = node.get_int("dtype", 1);
-    if (code < 0 || code > INT32_MAX || !is_stored_dtype(static_cast<int32_t>(code)))
-      node.unsupported(node.node().op_type + ": dtype " + std::to_string(code) + " is not supported");
-    spec.dtype = static_cast<DType>(code);
-  }
   if (!like) {
     if (node.find("shape") == nullptr) node.fail("attribute 'shape' is required");
     spec.shape = node.get_ints("shape");
-    const std::string problem = shape_problem(spec.shape, dtype_size(spec.dtype));
+    const std::string problem = shape_problem(spec.shape, dtype_size(spec.dtype.value_or(DType::F32)));
     if (!problem.empty()) node.fail("attribute 'shape': " + problem);
   }
   return std::make_unique<RandomTensor>(std::move(spec), random_stream_key(node));

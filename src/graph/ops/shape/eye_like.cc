@@ -3,8 +3,10 @@
 // values are never read. Exact by nature.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "graph/ops/dtype_attribute.h"
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/shape/factories.h"
 #include "graph/ops/shape/op_inputs.h"
@@ -14,14 +16,12 @@ namespace {
 
 class EyeLike final : public OpKernel {
  public:
-  EyeLike(bool has_dtype, DType dtype, int64_t k) : has_dtype_(has_dtype), dtype_(dtype), k_(k) {
-    supports_exact = true;
-  }
+  EyeLike(std::optional<DType> dtype, int64_t k) : dtype_(dtype), k_(k) { supports_exact = true; }
 
   void infer(InferContext& ctx) const override {
     const Shape& shape = ctx.input_shape(0);
     if (shape.rank != 2) ctx.fail("input must be 2-D, got rank " + std::to_string(shape.rank));
-    ctx.set_output(0, has_dtype_ ? dtype_ : ctx.input_dtype(0), shape);
+    ctx.set_output(0, dtype_.value_or(ctx.input_dtype(0)), shape);
   }
 
   void run(const OpRun& run) const override {
@@ -42,8 +42,7 @@ class EyeLike final : public OpKernel {
   }
 
  private:
-  bool has_dtype_;
-  DType dtype_;
+  std::optional<DType> dtype_;
   int64_t k_;
 };
 
@@ -51,15 +50,7 @@ class EyeLike final : public OpKernel {
 
 std::unique_ptr<OpKernel> make_eye_like(const NodeInfo& node) {
   require_inputs(node, 1, 1);
-  const ir::Attribute* dtype = node.find("dtype");
-  DType type = DType::F32;
-  if (dtype != nullptr) {
-    const int64_t code = node.get_int("dtype", 0);
-    if (code < INT32_MIN || code > INT32_MAX || !is_stored_dtype(static_cast<int32_t>(code)))
-      node.unsupported("EyeLike: dtype " + std::to_string(code) + " is not a supported element type");
-    type = static_cast<DType>(code);
-  }
-  return std::make_unique<EyeLike>(dtype != nullptr, type, node.get_int("k", 0));
+  return std::make_unique<EyeLike>(dtype_attribute(node, "dtype"), node.get_int("k", 0));
 }
 
 }  // namespace onemodel::ops
