@@ -33,7 +33,7 @@ class FloatClass final : public OpKernel {
 
   void infer(InferContext& ctx) const override {
     const DType type = ctx.input_dtype(0);
-    if (!visit_dtype(type, [](auto e) { return decltype(e)::is_float; })) unsupported_type(ctx, type);
+    if (!is_float_dtype(type)) unsupported_type(ctx, type);
     ctx.set_output(0, DType::Bool, ctx.input_shape(0));
   }
 

@@ -19,7 +19,7 @@ class Bernoulli final : public OpKernel {
 
   void infer(InferContext& ctx) const override {
     const DType in = ctx.input_dtype(0);
-    if (!visit_dtype(in, [](auto e) { return decltype(e)::is_float; })) unsupported_type(ctx, in);
+    if (!is_float_dtype(in)) unsupported_type(ctx, in);
     ctx.set_output(0, dtype_.value_or(in), ctx.input_shape(0));
   }
 

@@ -45,7 +45,7 @@ class RandomTensor final : public OpKernel {
 
   void infer(InferContext& ctx) const override {
     const DType type = spec_.dtype.value_or(spec_.like ? ctx.input_dtype(0) : DType::F32);
-    if (!visit_dtype(type, [](auto e) { return decltype(e)::is_float; })) unsupported_type(ctx, type);
+    if (!is_float_dtype(type)) unsupported_type(ctx, type);
     if (spec_.like) {
       ctx.set_output(0, type, ctx.input_shape(0));
     } else {

@@ -57,18 +57,18 @@ class Dropout final : public OpKernel {
           ctx.require_run_time_values();
           return;
         }
-        if (!is_float_type(ratio->dtype) || ratio->count() != 1) ctx.fail("ratio must be one float value");
+        if (!is_float_dtype(ratio->dtype) || ratio->count() != 1) ctx.fail("ratio must be one float value");
         const double r = scalar_value(*ratio);
         if (!(r >= 0.0 && r <= 1.0)) ctx.fail("ratio " + std::to_string(r) + " is outside [0, 1]");
       }
     }
     const DType type = ctx.input_dtype(0);
     ctx.set_output(0, type, ctx.input_shape(0));
-    if (ctx.has_input(2) && !is_float_type(type))
+    if (ctx.has_input(2) && !is_float_dtype(type))
       ctx.node().unsupported("Dropout: element type " + std::string(dtype_name(type)) + " is not supported");
     if (ctx.num_outputs() > 1) {
       const DType mask = typed_mask_ ? type : DType::Bool;
-      if (mask != DType::Bool && !is_float_type(mask))
+      if (mask != DType::Bool && !is_float_dtype(mask))
         ctx.node().unsupported("Dropout: element type " + std::string(dtype_name(mask)) +
                                " is not supported");
       ctx.set_output(1, mask, ctx.input_shape(0));
@@ -92,10 +92,6 @@ class Dropout final : public OpKernel {
   }
 
  private:
-  static bool is_float_type(DType t) {
-    return t == DType::F32 || t == DType::F64 || t == DType::F16 || t == DType::BF16;
-  }
-
   template <class E>
   void drop(const OpRun& run, double ratio) const {
     using V = typename E::Value;
