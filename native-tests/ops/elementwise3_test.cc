@@ -246,6 +246,20 @@ TEST(Elementwise3, EyeLikeDiagonals) {
             Kind::Unsupported);
 }
 
+TEST(Elementwise3, EmptyTensors) {
+  const Tensor empty = floats({0, 3}, {});
+  for (ExecutionMode mode : kModes) {
+    for (const char* op : {"Elu", "Selu", "Softsign", "Shrink"}) {
+      EXPECT_EQ(run_node(op, 9, {empty}, DType::F32, {}, options(mode)).shape(),
+                (std::vector<int64_t>{0, 3}));
+    }
+    EXPECT_EQ(run_node("IsNaN", 13, {empty}, DType::Bool, {}, options(mode)).shape(),
+              (std::vector<int64_t>{0, 3}));
+    EXPECT_EQ(run_node("EyeLike", 9, {empty}, DType::F32, {Attr::i("k", -2)}, options(mode)).shape(),
+              (std::vector<int64_t>{0, 3}));
+  }
+}
+
 // The trigonometric family has no exact kernel: exact mode refuses each, naming it; fast mode is libm's.
 TEST(Elementwise3, TrigonometricFastOnly) {
   const Tensor in = floats({3}, {-0.5f, 0.25f, 0.75f});

@@ -26,6 +26,7 @@ class EyeLike final : public OpKernel {
 
   void run(const OpRun& run) const override {
     const TensorRef& out = run.outputs[0];
+    if (out.bytes() == 0) return;
     std::memset(out.data, 0, out.bytes());
     const int64_t rows = out.shape.dims[0], cols = out.shape.dims[1];
     if (k_ <= -rows || k_ >= cols)
