@@ -27,5 +27,6 @@ std::span<const OpDef> loss_defs();         // src/graph/ops/loss/ (NegativeLogL
 std::span<const OpDef> signal_defs();       // src/graph/ops/signal/ (DFT, STFT, windows, MelWeightMatrix)
 std::span<const OpDef> text_defs();         // src/graph/ops/text/ (TfIdfVectorizer)
 std::span<const OpDef> training_defs();     // src/graph/ops/training/ (Adagrad, Momentum, Adam)
+std::span<const OpDef> random_defs();       // src/graph/ops/random/ (Bernoulli, RandomUniform, ...)
 
 }  // namespace onemodel::ops

@@ -26,6 +26,7 @@ std::unique_ptr<OpKernel> make_constant_of_shape(const NodeInfo& node);  // cons
 std::unique_ptr<OpKernel> make_range(const NodeInfo& node);              // range.cc
 std::unique_ptr<OpKernel> make_split(const NodeInfo& node);              // split.cc
 std::unique_ptr<OpKernel> make_dropout(const NodeInfo& node);            // dropout.cc
+std::unique_ptr<OpKernel> make_eye_like(const NodeInfo& node);           // eye_like.cc
 std::unique_ptr<OpKernel> make_gather_elements(const NodeInfo& node);    // gather_elements.cc
 std::unique_ptr<OpKernel> make_gather_nd(const NodeInfo& node);          // nd_index.cc
 std::unique_ptr<OpKernel> make_scatter_nd(const NodeInfo& node);         // nd_index.cc

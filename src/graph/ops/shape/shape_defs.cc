@@ -38,6 +38,7 @@ std::span<const OpDef> shape_defs() {
       {"ReverseSequence", 10, kLatestOpset, make_reverse_sequence},
       {"DepthToSpace", 1, kLatestOpset, make_depth_to_space},
       {"SpaceToDepth", 1, kLatestOpset, make_space_to_depth},
+      {"EyeLike", 9, kLatestOpset, make_eye_like},
   };
   return defs;
 }
