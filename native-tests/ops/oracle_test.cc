@@ -289,6 +289,9 @@ TEST(Oracle, Control) {
 TEST(Oracle, Quant) {
   EXPECT_GE(check_family("quant"), 400u);
 }
+TEST(Oracle, VisionSignal) {
+  EXPECT_GE(check_family("vision-signal"), 330u);
+}
 
 }  // namespace
 }  // namespace onemodel::test

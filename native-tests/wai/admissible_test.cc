@@ -4,9 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -14,13 +12,13 @@
 
 #include "onemodel/wai.h"
 #include "tools/cli/wai_vector_json.h"
+#include "wai/certificate_rows.h"
 #include "wai/model.h"
 
 namespace onemodel::wai {
 namespace {
 
 using nlohmann::json;
-const std::filesystem::path kDir = std::filesystem::path(ONEMODEL_SOURCE_DIR) / "testdata" / "wai";
 constexpr int64_t kI32Max = INT32_MAX;
 constexpr int64_t kI64Max = INT64_MAX;
 
@@ -92,27 +90,13 @@ TEST(WaiAdmissible, SoftmaxLut16AndFill) {
 
 // Every tensor of every vector graph, under both profiles, against the Python certifier's ranges.
 TEST(WaiAdmissible, VectorGraphsMatchThePythonCertifier) {
-  std::map<std::string, std::string> graphs;
-  for (const auto& e : std::filesystem::directory_iterator(kDir)) {
-    if (e.path().extension() != ".jsonl") continue;
-    std::ifstream in(e.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      const json v = json::parse(line);
-      if (!v.contains("header")) graphs[v.at("id")] = v.at("graph");
-    }
-  }
-  std::ifstream in(kDir / "certificates" / "admissible.jsonl");
-  ASSERT_TRUE(in)
+  const std::vector<testing::CertificateRow> rows = testing::certificate_rows("admissible.jsonl");
+  ASSERT_FALSE(rows.empty())
       << "testdata/wai/certificates/admissible.jsonl is missing (tools/wai/reference.py writes it)";
   size_t compared = 0;
-  std::string line;
-  while (std::getline(in, line)) {
-    const json want = json::parse(line);
-    const std::string id = want.at("id");
-    SCOPED_TRACE(id);
-    ASSERT_TRUE(graphs.count(id));
-    const Graph g = Graph::load(from_hex(graphs[id]), Profile::None);
+  for (const auto& [want, bytes] : rows) {
+    SCOPED_TRACE(want.at("id").get<std::string>());
+    const Graph g = Graph::load(bytes, Profile::None);
     json got = json::array();
     for (uint32_t t = 0; t < g.tensor_count(); ++t) {
       json row = {{"tensor", std::to_string(t)}};
@@ -163,7 +147,7 @@ TEST(WaiCertifySet, TheSetVerdictAndItsFirstFailure) {
 
 // The sets of testdata/wai/certificates/sets.jsonl, byte for byte against the Python certifier.
 TEST(WaiCertifySet, VectorSetsMatchThePythonCertifier) {
-  std::ifstream in(kDir / "certificates" / "sets.jsonl");
+  std::ifstream in(testing::kVectorDir / "certificates" / "sets.jsonl");
   ASSERT_TRUE(in) << "testdata/wai/certificates/sets.jsonl is missing (tools/wai/reference.py writes it)";
   size_t compared = 0;
   std::string line;

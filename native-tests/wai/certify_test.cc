@@ -5,15 +5,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "onemodel/wai.h"
 #include "tools/cli/wai_vector_json.h"
+#include "wai/certificate_rows.h"
 #include "wai/certify.h"
 #include "wai/model.h"
 
@@ -21,7 +19,6 @@ namespace onemodel::wai {
 namespace {
 
 using nlohmann::json;
-const std::filesystem::path kDir = std::filesystem::path(ONEMODEL_SOURCE_DIR) / "testdata" / "wai";
 
 // A graph with one input tensor 0 of `channels` channels, checked against [lo, hi], declared 2x3.
 Model one_input(uint32_t channels, int64_t lo, int64_t hi) {
@@ -235,26 +232,12 @@ TEST(WaiCertify, DebugModeRejectsAValueOutsideItsInterval) {
 // Every graph of the vector files: our certificate bytes equal the Python certifier's (which computes the
 // graph digests with hashlib and folds every partial sum term by term).
 TEST(WaiCertify, VectorGraphsMatchThePythonCertifier) {
-  std::map<std::string, std::string> graphs;
-  for (const auto& e : std::filesystem::directory_iterator(kDir)) {
-    if (e.path().extension() != ".jsonl") continue;
-    std::ifstream in(e.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      const json v = json::parse(line);
-      if (!v.contains("header")) graphs[v.at("id")] = v.at("graph");
-    }
-  }
-  std::ifstream in(kDir / "certificates" / "vectors.jsonl");
-  ASSERT_TRUE(in) << "testdata/wai/certificates/vectors.jsonl is missing (tools/wai/reference.py writes it)";
+  const std::vector<testing::CertificateRow> rows = testing::certificate_rows("vectors.jsonl");
+  ASSERT_FALSE(rows.empty())
+      << "testdata/wai/certificates/vectors.jsonl is missing (tools/wai/reference.py writes it)";
   size_t compared = 0;
-  std::string line;
-  while (std::getline(in, line)) {
-    const json c = json::parse(line);
-    const std::string id = c.at("id");
-    SCOPED_TRACE(id);
-    ASSERT_TRUE(graphs.count(id));
-    const std::vector<uint8_t> bytes = from_hex(graphs[id]);
+  for (const auto& [c, bytes] : rows) {
+    SCOPED_TRACE(c.at("id").get<std::string>());
     EXPECT_EQ(Graph::load(bytes, Profile::None).certify().bytes, c.at("certificate").get<std::string>());
     ++compared;
   }

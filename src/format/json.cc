@@ -111,61 +111,43 @@ class JsonParser {
     }
   }
 
+  bool consume(char c) {
+    if (pos_ >= text_.size() || text_[pos_] != c) return false;
+    ++pos_;
+    return true;
+  }
+
+  // The members of an array or object after its opening bracket, each read by `member`, up to `close`;
+  // returns how many there were.
+  template <class Member>
+  uint32_t parse_members(char close, const char* separator_error, Member member) {
+    ++pos_;
+    skip_space();
+    if (consume(close)) return 0;
+    for (uint32_t count = 1;; ++count) {
+      member();
+      skip_space();
+      if (consume(close)) return count;
+      if (!consume(',')) fail(separator_error);
+    }
+  }
+
   void parse_array(int depth) {
     const uint32_t t = add_token(JsonKind::Array);
-    ++pos_;
-    uint32_t count = 0;
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      ++pos_;
-      close_container(t, 0);
-      return;
-    }
-    for (;;) {
-      parse_value(depth + 1);
-      ++count;
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-      } else if (pos_ < text_.size() && text_[pos_] == ']') {
-        ++pos_;
-        break;
-      } else {
-        fail("expected ',' or ']' in a JSON array");
-      }
-    }
-    close_container(t, count);
+    close_container(
+        t, parse_members(']', "expected ',' or ']' in a JSON array", [&] { parse_value(depth + 1); }));
   }
 
   void parse_object(int depth) {
     const uint32_t t = add_token(JsonKind::Object);
-    ++pos_;
-    uint32_t count = 0;
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
-      ++pos_;
-      close_container(t, 0);
-      return;
-    }
-    for (;;) {
+    const uint32_t count = parse_members('}', "expected ',' or '}' in a JSON object", [&] {
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a string key in a JSON object");
       parse_string();
       skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after a JSON object key");
-      ++pos_;
+      if (!consume(':')) fail("expected ':' after a JSON object key");
       parse_value(depth + 1);
-      ++count;
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-      } else if (pos_ < text_.size() && text_[pos_] == '}') {
-        ++pos_;
-        break;
-      } else {
-        fail("expected ',' or '}' in a JSON object");
-      }
-    }
+    });
     close_container(t, count);
     // Duplicate keys make the meaning depend on the reader; refuse them. Sorting views keeps this n log n.
     keys_.clear();

@@ -414,7 +414,7 @@ class Reader {
         a.s = bytes_value(value, vp);
         break;
       case T::Tensor:
-        a.t = tensor(value, vp);
+        a.t = std::make_shared<const ir::TensorData>(tensor(value, vp));
         break;
       case T::Graph:
         pa.g = std::make_unique<onnx::ParsedGraph>(graph(value, vp));
@@ -439,14 +439,14 @@ class Reader {
         break;
       }
       case T::SparseTensor:
-        a.sparse_tensor = sparse(value, vp);
+        a.sparse_tensor = std::make_shared<const ir::SparseTensorData>(sparse(value, vp));
         break;
       case T::SparseTensors:
         a.sparse_tensors =
             each<ir::SparseTensorData>(value, vp, [&](JsonValue x, const Path& p) { return sparse(x, p); });
         break;
       case T::TypeProto:
-        a.tp = type(value, vp);
+        a.tp = std::make_shared<const ir::Type>(type(value, vp));
         break;
       case T::TypeProtos:
         a.type_protos = each<ir::Type>(value, vp, [&](JsonValue x, const Path& p) { return type(x, p); });

@@ -90,6 +90,25 @@ void check_stored(const ir::Value& v) {
   }
 }
 
+bool usable_in_place(const ir::TensorData& t) {
+  return !t.bytes.empty() && t.bytes.size() % 64 == 0 &&
+         reinterpret_cast<uintptr_t>(t.bytes.data()) % 64 == 0;
+}
+
+// The tensor of a Constant node that can serve in place (see initializer_constant), or null. Such a node
+// becomes a constant value like an initializer: make_constant would copy the bytes, and a model that stores
+// its weights as Constant nodes would then hold them twice.
+const ir::TensorData* in_place_constant(const ir::Node& node) {
+  if (node.op_type != "Constant" || !(node.domain.empty() || node.domain == "ai.onnx")) return nullptr;
+  if (node.outputs.size() != 1 || node.attributes.size() != 1) return nullptr;
+  const ir::Attribute& a = node.attributes[0];
+  if (a.name != "value" || a.type != ir::AttrType::Tensor || a.t == nullptr) return nullptr;
+  const ir::TensorData& t = *a.t;
+  if (!is_stored_dtype(t.elem_type) || t.dims.size() > static_cast<size_t>(kMaxRank)) return nullptr;
+  if (!shape_problem(t.dims, dtype_size(static_cast<DType>(t.elem_type))).empty()) return nullptr;
+  return usable_in_place(t) ? &t : nullptr;
+}
+
 // The initializer as the session keeps it. Bytes that already have the layout of ConstTensor::allocate
 // (64-byte aligned, a whole number of 64-byte blocks, so no padding is missing) are used in place, keeping
 // the model alive: the weights of a memory-mapped .onemodel file are not copied (docs/format.md). Constants
@@ -112,7 +131,7 @@ ConstTensor initializer_constant(const ir::TensorData& t, const std::shared_ptr<
                            " bytes, expected " + std::to_string(expected.bytes()));
   }
   auto* data = const_cast<std::byte*>(t.bytes.data());
-  if (!t.bytes.empty() && t.bytes.size() % 64 == 0 && reinterpret_cast<uintptr_t>(data) % 64 == 0) {
+  if (usable_in_place(t)) {
     ConstTensor c;
     c.ref = TensorRef{expected.dtype, shape, data};
     c.storage = std::shared_ptr<std::byte>(model, data);
@@ -230,6 +249,12 @@ void CompiledGraph::compile(const ir::Graph& g, const SessionOptions& options, b
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     if (!live[n]) continue;
     const ir::Node& node = g.nodes[n];
+    if (const ir::TensorData* t = in_place_constant(node)) {
+      CompiledValue& out = values_[static_cast<size_t>(node.outputs[0])];
+      out.constant = initializer_constant(*t, model_);
+      if (out.elem_type == 0) out.elem_type = t->elem_type;
+      continue;
+    }
     CompiledNode cn;
     cn.ir = &node;
     cn.info = std::make_unique<NodeInfo>(node, g, compiler_.get());

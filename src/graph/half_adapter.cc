@@ -303,8 +303,11 @@ bool plain_domain(const ir::Node& n) {
 }
 
 bool never_wrapped(const CompiledNode& node) {
-  static constexpr std::string_view kTypeNodes[] = {"Cast",  "CastLike", "Constant", "ConstantOfShape",
-                                                    "Shape", "Size"};
+  // Their output type comes from an attribute (or is not a float), and they serve the 16-bit floats
+  // themselves.
+  static constexpr std::string_view kTypeNodes[] = {
+      "Cast", "CastLike", "Constant",          "ConstantOfShape",  "Shape",
+      "Size", "EyeLike",  "RandomUniformLike", "RandomNormalLike", "Bernoulli"};
   const ir::Node& n = *node.ir;
   if (plain_domain(n) &&
       std::find(std::begin(kTypeNodes), std::end(kTypeNodes), n.op_type) != std::end(kTypeNodes))

@@ -14,7 +14,8 @@ const std::vector<OpDef>& table() {
     for (auto family :
          {ops::elementwise_defs, ops::shape_defs, ops::linalg_defs, ops::reduce_defs, ops::norm_defs,
           ops::conv_defs, ops::pool_defs, ops::vision_defs, ops::recurrent_defs, ops::control_defs,
-          ops::sequence_defs, ops::quant_defs, ops::int8_defs, ops::text_defs}) {
+          ops::sequence_defs, ops::quant_defs, ops::int8_defs, ops::loss_defs, ops::signal_defs,
+          ops::text_defs, ops::training_defs, ops::random_defs}) {
       auto defs = family();
       rows.insert(rows.end(), defs.begin(), defs.end());
     }

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,10 +56,13 @@ struct Attribute {
   float f = 0;
   int64_t i = 0;
   std::string s;  // bytes, not necessarily UTF-8
-  std::optional<TensorData> t;
+  // The single-value kinds other than numbers and strings are rare; boxed, they keep an attribute small (the
+  // imported graph is a large part of the load-time memory of a model with many small nodes). Never modified
+  // once read.
+  std::shared_ptr<const TensorData> t;
   std::shared_ptr<Graph> g;
-  std::optional<SparseTensorData> sparse_tensor;
-  std::optional<Type> tp;
+  std::shared_ptr<const SparseTensorData> sparse_tensor;
+  std::shared_ptr<const Type> tp;
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;

@@ -104,10 +104,10 @@ ir::AttrType inferred_type(const ParsedAttribute& pa, const ScalarsSeen& seen) {
       {seen.f, T::Float},
       {seen.i, T::Int},
       {seen.s, T::String},
-      {a.t.has_value(), T::Tensor},
+      {a.t != nullptr, T::Tensor},
       {pa.g != nullptr, T::Graph},
-      {a.sparse_tensor.has_value(), T::SparseTensor},
-      {a.tp.has_value(), T::TypeProto},
+      {a.sparse_tensor != nullptr, T::SparseTensor},
+      {a.tp != nullptr, T::TypeProto},
       {!a.floats.empty(), T::Floats},
       {!a.ints.empty(), T::Ints},
       {!a.strings.empty(), T::Strings},
@@ -237,7 +237,7 @@ ParsedAttribute read_attribute(ReadContext& rc, std::span<const std::byte> bytes
       case 5:
         if (len) {
           Nested scope(wire, "t", -1, f.offset);
-          a.t = read_tensor(rc, f.bytes, f.offset);
+          a.t = std::make_shared<const ir::TensorData>(read_tensor(rc, f.bytes, f.offset));
         }
         break;
       case 6:
@@ -273,7 +273,7 @@ ParsedAttribute read_attribute(ReadContext& rc, std::span<const std::byte> bytes
       case 14:
         if (len) {
           Nested scope(wire, "tp", -1, f.offset);
-          a.tp = read_type(rc, f.bytes);
+          a.tp = std::make_shared<const ir::Type>(read_type(rc, f.bytes));
         }
         break;
       case 15:
@@ -291,7 +291,8 @@ ParsedAttribute read_attribute(ReadContext& rc, std::span<const std::byte> bytes
       case 22:
         if (len) {
           Nested scope(wire, "sparse_tensor", -1, f.offset);
-          a.sparse_tensor = read_sparse_tensor(rc, f.bytes, f.offset);
+          a.sparse_tensor =
+              std::make_shared<const ir::SparseTensorData>(read_sparse_tensor(rc, f.bytes, f.offset));
         }
         break;
       case 23:
@@ -329,16 +330,16 @@ ParsedAttribute read_attribute(ReadContext& rc, std::span<const std::byte> bytes
   };
   switch (a.type) {
     case ir::AttrType::Tensor:
-      require(a.t.has_value(), "a tensor");
+      require(a.t != nullptr, "a tensor");
       break;
     case ir::AttrType::Graph:
       require(pa.g != nullptr, "a graph");
       break;
     case ir::AttrType::SparseTensor:
-      require(a.sparse_tensor.has_value(), "a sparse tensor");
+      require(a.sparse_tensor != nullptr, "a sparse tensor");
       break;
     case ir::AttrType::TypeProto:
-      require(a.tp.has_value(), "a type");
+      require(a.tp != nullptr, "a type");
       break;
     default:
       break;

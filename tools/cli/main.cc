@@ -44,7 +44,9 @@ constexpr const char* kUsage =
     "  onemodel load MODEL [--mode fast|exact] [--threads N] [--warmup MODEL]\n"
     "  onemodel ctc CASES.json\n"
     "  onemodel wai run VECTORS.jsonl [--hash] | GRAPH.whg1 [--input C,H,W=v,v,...]... [--scalar V]...\n"
-    "  onemodel wai certify GRAPH.whg1\n"
+    "  onemodel wai certify GRAPH.whg1 [GRAPH.whg1]...\n"
+    "  onemodel wai admissible GRAPH.whg1\n"
+    "  onemodel wai bench GRAPH.whg1 [--runs N] [--threads T]\n"
     "Without --input, each input gets the deterministic values of docs/cli.md (symbolic dimensions = 1).\n";
 
 struct UsageError : std::runtime_error {

@@ -306,15 +306,34 @@ def replace_graph(model, nodes, name):
     onnx.checker.check_model(model)
 
 
+def quantize_weight_columns(graph, w):
+    """Adds initializers for MatMul weight `w` quantized per output column; returns [q, scale, zero point] names."""
+    q, scale = weight_quant(nh.to_array(w), 1)
+    graph.initializer.extend([nh.from_array(q, w.name + ".q"), nh.from_array(scale, w.name + ".scale"),
+                              nh.from_array(np.zeros(len(scale), np.int8), w.name + ".zero_point")])
+    return [w.name + ".q", w.name + ".scale", w.name + ".zero_point"]
+
+
+def rewrite_weight_matmuls(model, sites, name, rewrite):
+    """Replaces each MatMul of `sites` by what rewrite(nodes, a, w, out) appends to `nodes`; keeps the other nodes."""
+    site_names = {n.name for n in sites}
+    weights = {t.name: t for t in model.graph.initializer}
+    nodes = []
+    for n in model.graph.node:
+        if n.name in site_names:
+            rewrite(nodes, n.input[0], weights[n.input[1]], n.output[0])
+        else:
+            nodes.append(n)
+    replace_graph(model, nodes, name)
+
+
 def write_encoder_qdq(out_dir, model):
     sites = weight_matmuls(model)
-    site_names = {n.name for n in sites}
     ranges = evaluate(model, calibration_tokens(), {t for n in sites for t in (n.input[0], n.output[0])})
     graph = model.graph
-    weights = {t.name: t for t in graph.initializer}
-    nodes, dequantized = [], {}
+    dequantized = {}
 
-    def qdq(tensor, source, output):
+    def qdq(nodes, tensor, source, output):
         """QuantizeLinear then DequantizeLinear of `source` with the calibrated parameters of `tensor`."""
         scale, zero_point = activation_quant(ranges[tensor])
         graph.initializer.extend([nh.from_array(np.asarray(scale), tensor + ".scale"),
@@ -324,49 +343,36 @@ def write_encoder_qdq(out_dir, model):
         nodes.append(h.make_node("DequantizeLinear", [tensor + ".q"] + params, [output], name=output))
         return output
 
-    for n in graph.node:
-        if n.name not in site_names:
-            nodes.append(n)
-            continue
-        a, w, out = n.input[0], weights[n.input[1]], n.output[0]
+    def rewrite(nodes, a, w, out):
         if a not in dequantized:
-            dequantized[a] = qdq(a, a, a + ".dq")
-        wq, ws = weight_quant(nh.to_array(w), 1)
-        graph.initializer.extend([nh.from_array(wq, w.name + ".q"), nh.from_array(ws, w.name + ".scale"),
-                                  nh.from_array(np.zeros(len(ws), np.int8), w.name + ".zero_point")])
-        nodes.append(h.make_node("DequantizeLinear", [w.name + ".q", w.name + ".scale", w.name + ".zero_point"],
-                                 [w.name + ".dq"], name=w.name + ".dq", axis=1))
+            dequantized[a] = qdq(nodes, a, a, a + ".dq")
+        nodes.append(h.make_node("DequantizeLinear", quantize_weight_columns(graph, w), [w.name + ".dq"],
+                                 name=w.name + ".dq", axis=1))
         nodes.append(h.make_node("MatMul", [dequantized[a], w.name + ".dq"], [out + ".float"], name=out + ".float"))
-        qdq(out, out + ".float", out)
-    replace_graph(model, nodes, "encoder-qdq")
+        qdq(nodes, out, out + ".float", out)
+
+    rewrite_weight_matmuls(model, sites, "encoder-qdq", rewrite)
     onnx.save(model, os.path.join(out_dir, "encoder-qdq.onnx"))
 
 
 def write_encoder_dynamic(out_dir, model):
-    site_names = {n.name for n in weight_matmuls(model)}
     graph = model.graph
-    weights = {t.name: t for t in graph.initializer}
-    nodes, quantized_inputs = [], {}
-    for n in graph.node:
-        if n.name not in site_names:
-            nodes.append(n)
-            continue
-        a, w, out = n.input[0], weights[n.input[1]], n.output[0]
+    quantized_inputs = {}
+
+    def rewrite(nodes, a, w, out):
         if a not in quantized_inputs:
             quantized_inputs[a] = [a + ".q", a + ".scale", a + ".zero_point"]
             nodes.append(h.make_node("DynamicQuantizeLinear", [a], quantized_inputs[a], name=a + ".quantize"))
         aq, ascale, azp = quantized_inputs[a]
-        wq, ws = weight_quant(nh.to_array(w), 1)
-        graph.initializer.extend([nh.from_array(wq, w.name + ".q"), nh.from_array(ws, w.name + ".scale"),
-                                  nh.from_array(np.zeros(len(ws), np.int8), w.name + ".zero_point")])
-        nodes += [
-            h.make_node("Mul", [ascale, w.name + ".scale"], [out + ".scale"], name=out + ".scale"),
-            h.make_node("MatMulInteger", [aq, w.name + ".q", azp, w.name + ".zero_point"], [out + ".int"],
-                        name=out + ".int"),
+        wq, ws, wzp = quantize_weight_columns(graph, w)
+        nodes.extend([
+            h.make_node("Mul", [ascale, ws], [out + ".scale"], name=out + ".scale"),
+            h.make_node("MatMulInteger", [aq, wq, azp, wzp], [out + ".int"], name=out + ".int"),
             h.make_node("Cast", [out + ".int"], [out + ".cast"], name=out + ".cast", to=T.FLOAT),
             h.make_node("Mul", [out + ".cast", out + ".scale"], [out], name=out),
-        ]
-    replace_graph(model, nodes, "encoder-dynamic")
+        ])
+
+    rewrite_weight_matmuls(model, weight_matmuls(model), "encoder-dynamic", rewrite)
     onnx.save(model, os.path.join(out_dir, "encoder-dynamic.onnx"))
 
 

@@ -13,7 +13,7 @@ import { recordFamily } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const FAMILIES = ['elementwise', 'shape', 'norms', 'recurrent', 'control', 'quant'];
+const FAMILIES = ['elementwise', 'shape', 'norms', 'recurrent', 'control', 'quant', 'vision-signal'];
 const USAGE = `usage: node tools/oracle/record.mjs <${FAMILIES.join('|')}|all> [--seed <text> --out <dir>]`;
 
 function parse(args) {

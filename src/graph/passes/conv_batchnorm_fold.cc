@@ -25,6 +25,8 @@ bool fold(PassGraph& g, size_t conv, size_t bn) {
   for (size_t o = 1; o < b.outputs.size(); ++o) {
     if (b.outputs[o] >= 0) return false;
   }
+  // In training mode the statistics come from the batch, not from the constant inputs.
+  if (b.info->opset() >= 14 && b.info->get_int("training_mode", 0) != 0) return false;
   const TensorRef* w = g.constant(c.inputs[1]);
   if (!w || w->dtype != DType::F32 || w->shape.rank < 3 || w->shape[0] <= 0) return false;
   const int64_t channels = w->shape[0], per_channel_count = w->shape.count(1, w->shape.rank);

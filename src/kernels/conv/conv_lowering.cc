@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace onemodel {
 namespace {
@@ -137,35 +138,28 @@ void col2im_plane(const ConvGeometry& g, const float* col, float* y, bool exact)
   }
 }
 
+using StripFn = void (*)(const ConvGeometry&, const float*, int64_t, const StripRows&, int64_t, int64_t);
+
+// The strip copier unrolled for the packing width nr when it is one the kernel paths use; the generic one
+// otherwise.
+template <int64_t... kWidths>
+StripFn strip_kernel(int64_t nr, std::integer_sequence<int64_t, kWidths...>) {
+  StripFn fn = im2col_strip<0>;
+  ((nr == kWidths && (fn = im2col_strip<kWidths>, true)) || ...);
+  return fn;
+}
+
 }  // namespace
 
 void im2col_packed(const ConvGeometry& g, const float* x, int64_t channels, int64_t first, int64_t width,
                    int64_t nr, float* packed) {
   const int64_t padded = (width + nr - 1) / nr * nr;
+  const StripFn strip = strip_kernel(nr, std::integer_sequence<int64_t, 4, 8, 12, 16, 32>{});
   // Strip by strip: each strip's rows are contiguous in the packed block, so the writes stream.
   for (int64_t s = 0; s * nr < width; ++s) {
     const StripRows out{packed, channels * g.taps(), padded, nr, s};
     const int64_t j = s * nr, strip_width = width - j < nr ? width - j : nr;
-    switch (nr) {
-      case 4:
-        im2col_strip<4>(g, x, channels, out, first + j, strip_width);
-        break;
-      case 8:
-        im2col_strip<8>(g, x, channels, out, first + j, strip_width);
-        break;
-      case 12:
-        im2col_strip<12>(g, x, channels, out, first + j, strip_width);
-        break;
-      case 16:
-        im2col_strip<16>(g, x, channels, out, first + j, strip_width);
-        break;
-      case 32:
-        im2col_strip<32>(g, x, channels, out, first + j, strip_width);
-        break;
-      default:
-        im2col_strip<0>(g, x, channels, out, first + j, strip_width);
-        break;
-    }
+    strip(g, x, channels, out, first + j, strip_width);
   }
 }
 

@@ -171,4 +171,9 @@ decltype(auto) visit_dtype(DType t, F&& f) {
                      "element type code " + std::to_string(static_cast<int>(t)) + " is not stored");
 }
 
+// f16, bf16, f32 or f64.
+inline bool is_float_dtype(DType t) {
+  return visit_dtype(t, [](auto e) { return decltype(e)::is_float; });
+}
+
 }  // namespace onemodel::ops

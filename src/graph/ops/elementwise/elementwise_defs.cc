@@ -9,7 +9,8 @@ std::span<const OpDef> elementwise_defs() {
   // operators from 7, with their opset 1-6 forms (broadcast and axis attributes) adapted onto the same
   // kernels. The one-input operators and the variadic ones start at 1: their versions before 6 differ only by
   // consumed_inputs, an optimisation hint that is ignored. Cast starts at 6 (Cast-1 named its target type by
-  // a string).
+  // a string). Softplus and Softsign have one version (opset 1); Celu, Shrink, ThresholdedRelu, IsNaN, IsInf
+  // and BitShift start where ONNX introduced them.
   static const OpDef defs[] = {
       {"Add", 7, kLatestOpset, make_add},
       {"Sub", 7, kLatestOpset, make_sub},
@@ -65,6 +66,25 @@ std::span<const OpDef> elementwise_defs() {
       {"HardSwish", 14, kLatestOpset, make_hard_swish},
       {"Pow", 7, kLatestOpset, make_pow},
       {"Mod", 10, kLatestOpset, make_mod},
+      {"Tan", 7, kLatestOpset, make_tan},
+      {"Asin", 7, kLatestOpset, make_asin},
+      {"Acos", 7, kLatestOpset, make_acos},
+      {"Atan", 7, kLatestOpset, make_atan},
+      {"Sinh", 9, kLatestOpset, make_sinh},
+      {"Cosh", 9, kLatestOpset, make_cosh},
+      {"Asinh", 9, kLatestOpset, make_asinh},
+      {"Acosh", 9, kLatestOpset, make_acosh},
+      {"Atanh", 9, kLatestOpset, make_atanh},
+      {"Elu", 1, kLatestOpset, make_elu},
+      {"Celu", 12, kLatestOpset, make_celu},
+      {"Selu", 1, kLatestOpset, make_selu},
+      {"Softplus", 1, kLatestOpset, make_softplus},
+      {"Softsign", 1, kLatestOpset, make_softsign},
+      {"Shrink", 9, kLatestOpset, make_shrink},
+      {"ThresholdedRelu", 10, kLatestOpset, make_thresholded_relu},
+      {"IsNaN", 9, kLatestOpset, make_is_nan},
+      {"IsInf", 10, kLatestOpset, make_is_inf},
+      {"BitShift", 11, kLatestOpset, make_bit_shift},
   };
   return defs;
 }

@@ -50,6 +50,25 @@ std::unique_ptr<OpKernel> make_pow(const NodeInfo& node);               // pow.c
 std::unique_ptr<OpKernel> make_mod(const NodeInfo& node);               // mod.cc
 std::unique_ptr<OpKernel> make_sin(const NodeInfo& node);               // trig.cc
 std::unique_ptr<OpKernel> make_cos(const NodeInfo& node);               // trig.cc
+std::unique_ptr<OpKernel> make_tan(const NodeInfo& node);               // trig.cc
+std::unique_ptr<OpKernel> make_asin(const NodeInfo& node);              // trig.cc
+std::unique_ptr<OpKernel> make_acos(const NodeInfo& node);              // trig.cc
+std::unique_ptr<OpKernel> make_atan(const NodeInfo& node);              // trig.cc
+std::unique_ptr<OpKernel> make_sinh(const NodeInfo& node);              // trig.cc
+std::unique_ptr<OpKernel> make_cosh(const NodeInfo& node);              // trig.cc
+std::unique_ptr<OpKernel> make_asinh(const NodeInfo& node);             // trig.cc
+std::unique_ptr<OpKernel> make_acosh(const NodeInfo& node);             // trig.cc
+std::unique_ptr<OpKernel> make_atanh(const NodeInfo& node);             // trig.cc
+std::unique_ptr<OpKernel> make_softsign(const NodeInfo& node);          // activations.cc
+std::unique_ptr<OpKernel> make_shrink(const NodeInfo& node);            // activations.cc
+std::unique_ptr<OpKernel> make_thresholded_relu(const NodeInfo& node);  // activations.cc
+std::unique_ptr<OpKernel> make_elu(const NodeInfo& node);               // exp_activations.cc
+std::unique_ptr<OpKernel> make_celu(const NodeInfo& node);              // exp_activations.cc
+std::unique_ptr<OpKernel> make_selu(const NodeInfo& node);              // exp_activations.cc
+std::unique_ptr<OpKernel> make_softplus(const NodeInfo& node);          // exp_activations.cc
+std::unique_ptr<OpKernel> make_is_nan(const NodeInfo& node);            // float_class.cc
+std::unique_ptr<OpKernel> make_is_inf(const NodeInfo& node);            // float_class.cc
+std::unique_ptr<OpKernel> make_bit_shift(const NodeInfo& node);         // bit_shift.cc
 
 // For graph passes (unary_math.cc): Gelu (erf or tanh form) for a node the gelu pass rewrote, which keeps
 // the NodeInfo of the Mul it replaced; and whether a kernel is a Gelu of either factory, whatever its node's

@@ -12,6 +12,8 @@ std::span<const OpDef> norm_defs() {
       {"RMSNormalization", 23, kLatestOpset, make_rms_norm},
       {"InstanceNormalization", 1, kLatestOpset, make_instance_norm},
       {"GroupNormalization", 18, kLatestOpset, make_group_norm},
+      {"MeanVarianceNormalization", 9, kLatestOpset, make_mean_variance_norm},
+      {"LRN", 1, kLatestOpset, make_lrn},
   };
   return defs;
 }

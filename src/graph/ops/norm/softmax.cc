@@ -3,8 +3,9 @@
 // alone (default -1), and a non-last axis is moved to the end in scratch, processed and moved back. Rows run
 // in fixed chunks of max(1, 16384 / row length).
 // - Softmax: the session's Softmax.Rows kernel (kernels-attention.md).
-// - LogSoftmax: d = x - max, y = d - log(canonical sum of exp(d)); rows holding NaN or +inf, or only -inf,
-//   are NaN (as in Softmax). The exponential follows the mode, the log is always the exact one.
+// - LogSoftmax: log_softmax_row() (log_softmax_row.h): d = x - max, y = d - log(canonical sum of exp(d));
+//   rows holding NaN or +inf, or only -inf, are NaN (as in Softmax). The exponential follows the mode, the
+//   log is always the exact one.
 // - Hardmax: 1 at the first maximum, 0 elsewhere; a row with a NaN is all zeros.
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "graph/ops/linalg/canonical_nan.h"
 #include "graph/ops/norm/factories.h"
+#include "graph/ops/norm/log_softmax_row.h"
 #include "graph/ops/norm/norm_rows.h"
 #include "graph/ops/reduce/canonical_sum.h"
 #include "graph/ops/shape/op_inputs.h"
@@ -109,34 +111,8 @@ class LogSoftmax final : public RowOperator {
   explicit LogSoftmax(const NodeInfo& node) : RowOperator(node, "LogSoftmax") {}
 
  private:
-  static constexpr int64_t kBlock = 256;  // exponentials evaluated per kernel call
-
   void rows(const OpRun& run, const float* x, float* y, int64_t count, int64_t n) const override {
-    for (int64_t r = 0; r < count; ++r) row(run, x + r * n, y + r * n, n);
-  }
-
-  static void row(const OpRun& run, const float* x, float* y, int64_t n) {
-    float max = -std::numeric_limits<float>::infinity();
-    bool nan_row = false;
-    for (int64_t j = 0; j < n; ++j) {
-      nan_row = nan_row || std::isnan(x[j]) || x[j] == std::numeric_limits<float>::infinity();
-      max = x[j] > max ? x[j] : max;
-    }
-    if (nan_row || max == -std::numeric_limits<float>::infinity()) {
-      std::fill(y, y + n, canonical_nan<float>());
-      return;
-    }
-    for (int64_t j = 0; j < n; ++j) y[j] = x[j] - max;
-    CanonicalSum<float, FloatAdd> sum({});
-    float e[kBlock];
-    for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
-      const int64_t width = std::min(kBlock, n - j0);
-      run.kernels->unary(UnaryFn::Exp, run.exact, y + j0, e, static_cast<size_t>(width));
-      sum.add(width, [&](int64_t j) { return e[j]; });
-    }
-    float log_sum = sum.total();
-    run.kernels->unary(UnaryFn::Log, true, &log_sum, &log_sum, 1);
-    for (int64_t j = 0; j < n; ++j) y[j] = y[j] - log_sum;
+    for (int64_t r = 0; r < count; ++r) log_softmax_row(run, x + r * n, y + r * n, n);
   }
 };
 
@@ -167,6 +143,31 @@ std::unique_ptr<OpKernel> make(const NodeInfo& node) {
 }
 
 }  // namespace
+
+void log_softmax_row(const OpRun& run, const float* x, float* y, int64_t n) {
+  constexpr int64_t kBlock = 256;  // exponentials evaluated per kernel call
+  float max = -std::numeric_limits<float>::infinity();
+  bool nan_row = false;
+  for (int64_t j = 0; j < n; ++j) {
+    nan_row = nan_row || std::isnan(x[j]) || x[j] == std::numeric_limits<float>::infinity();
+    max = x[j] > max ? x[j] : max;
+  }
+  if (nan_row || max == -std::numeric_limits<float>::infinity()) {
+    std::fill(y, y + n, canonical_nan<float>());
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) y[j] = x[j] - max;
+  CanonicalSum<float, FloatAdd> sum({});
+  float e[kBlock];
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+    const int64_t width = std::min(kBlock, n - j0);
+    run.kernels->unary(UnaryFn::Exp, run.exact, y + j0, e, static_cast<size_t>(width));
+    sum.add(width, [&](int64_t j) { return e[j]; });
+  }
+  float log_sum = sum.total();
+  run.kernels->unary(UnaryFn::Log, true, &log_sum, &log_sum, 1);
+  for (int64_t j = 0; j < n; ++j) y[j] = y[j] - log_sum;
+}
 
 std::unique_ptr<OpKernel> make_softmax(const NodeInfo& node) {
   return make<Softmax>(node);

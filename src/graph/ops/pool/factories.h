@@ -13,5 +13,6 @@ std::unique_ptr<OpKernel> make_average_pool(const NodeInfo& node);         // av
 std::unique_ptr<OpKernel> make_global_average_pool(const NodeInfo& node);  // average_pool.cc
 std::unique_ptr<OpKernel> make_lp_pool(const NodeInfo& node);              // lp_pool.cc
 std::unique_ptr<OpKernel> make_global_lp_pool(const NodeInfo& node);       // lp_pool.cc
+std::unique_ptr<OpKernel> make_max_unpool(const NodeInfo& node);           // max_unpool.cc
 
 }  // namespace onemodel::ops

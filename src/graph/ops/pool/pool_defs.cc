@@ -11,6 +11,7 @@ std::span<const OpDef> pool_defs() {
       {"GlobalAveragePool", 1, kLatestOpset, make_global_average_pool},
       {"LpPool", 2, kLatestOpset, make_lp_pool},
       {"GlobalLpPool", 2, kLatestOpset, make_global_lp_pool},
+      {"MaxUnpool", 9, kLatestOpset, make_max_unpool},
   };
   return defs;
 }

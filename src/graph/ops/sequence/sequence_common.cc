@@ -19,12 +19,6 @@ Declared declared_kind(const NodeInfo& node, size_t input) {
   }
 }
 
-void run_fail(const OpRun& run, const std::string& message) {
-  const std::string node = run.node != nullptr ? run.node->display_name() : std::string();
-  const std::string op = run.node != nullptr ? run.node->node().op_type : std::string("operator");
-  throw SessionError(SessionError::Kind::InvalidInput, op + " node '" + node + "': " + message, node);
-}
-
 packed::Value read_packed(const OpRun& run, size_t i) {
   const TensorRef& r = run.inputs[i];
   if (!run.has_input(i) || r.dtype != DType::U8 || r.shape.rank != 1) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "graph/op.h"
+#include "graph/ops/run_fail.h"
 #include "graph/packed_value.h"
 
 namespace onemodel::ops {
@@ -25,9 +26,6 @@ class PackedKernel : public OpKernel {
   // Never called: a data-dependent node is shaped by run().
   void infer(InferContext& ctx) const override { ctx.require_run_time_values(); }
 };
-
-// Throws SessionError(InvalidInput) naming the run's node.
-[[noreturn]] void run_fail(const OpRun& run, const std::string& message);
 
 // Input i as a packed value; anything else, or a corrupt encoding, fails naming the node.
 packed::Value read_packed(const OpRun& run, size_t i);

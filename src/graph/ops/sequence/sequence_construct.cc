@@ -1,5 +1,6 @@
 // SequenceEmpty (a sequence of no tensors, of the `dtype` attribute's type, float by default) and
 // SequenceConstruct (its inputs, which share one element type, in order).
+#include "graph/ops/dtype_attribute.h"
 #include "graph/ops/sequence/factories.h"
 #include "graph/ops/sequence/sequence_common.h"
 #include "graph/ops/shape/op_inputs.h"
@@ -45,12 +46,7 @@ class SequenceConstruct final : public PackedKernel {
 
 std::unique_ptr<OpKernel> make_sequence_empty(const NodeInfo& node) {
   require_inputs(node, 0, 0);
-  const int64_t code = node.get_int("dtype", static_cast<int64_t>(DType::F32));
-  if (code < 0 || code > INT32_MAX || !is_stored_dtype(static_cast<int32_t>(code))) {
-    node.unsupported("element type " + std::string(onnx_type_name(static_cast<int32_t>(code))) +
-                     " is not supported");
-  }
-  return std::make_unique<SequenceEmpty>(static_cast<DType>(code));
+  return std::make_unique<SequenceEmpty>(dtype_attribute(node, "dtype").value_or(DType::F32));
 }
 
 std::unique_ptr<OpKernel> make_sequence_construct(const NodeInfo& node) {

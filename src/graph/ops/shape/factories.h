@@ -26,6 +26,7 @@ std::unique_ptr<OpKernel> make_constant_of_shape(const NodeInfo& node);  // cons
 std::unique_ptr<OpKernel> make_range(const NodeInfo& node);              // range.cc
 std::unique_ptr<OpKernel> make_split(const NodeInfo& node);              // split.cc
 std::unique_ptr<OpKernel> make_dropout(const NodeInfo& node);            // dropout.cc
+std::unique_ptr<OpKernel> make_eye_like(const NodeInfo& node);           // eye_like.cc
 std::unique_ptr<OpKernel> make_gather_elements(const NodeInfo& node);    // gather_elements.cc
 std::unique_ptr<OpKernel> make_gather_nd(const NodeInfo& node);          // nd_index.cc
 std::unique_ptr<OpKernel> make_scatter_nd(const NodeInfo& node);         // nd_index.cc
@@ -33,5 +34,11 @@ std::unique_ptr<OpKernel> make_trilu(const NodeInfo& node);              // tril
 std::unique_ptr<OpKernel> make_one_hot(const NodeInfo& node);            // one_hot.cc
 std::unique_ptr<OpKernel> make_non_zero(const NodeInfo& node);           // non_zero.cc
 std::unique_ptr<OpKernel> make_top_k(const NodeInfo& node);              // top_k.cc
+std::unique_ptr<OpKernel> make_scatter_elements(const NodeInfo& node);   // scatter_elements.cc
+std::unique_ptr<OpKernel> make_compress(const NodeInfo& node);           // compress.cc
+std::unique_ptr<OpKernel> make_unique_op(const NodeInfo& node);          // unique.cc
+std::unique_ptr<OpKernel> make_reverse_sequence(const NodeInfo& node);   // reverse_sequence.cc
+std::unique_ptr<OpKernel> make_depth_to_space(const NodeInfo& node);     // depth_space.cc
+std::unique_ptr<OpKernel> make_space_to_depth(const NodeInfo& node);     // depth_space.cc
 
 }  // namespace onemodel::ops

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <string>
 
-#include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/shape/factories.h"
 #include "graph/ops/shape/op_inputs.h"
+#include "graph/ops/shape/scatter_reduction.h"
 
 namespace onemodel::ops {
 namespace {
@@ -88,43 +88,6 @@ class GatherND final : public OpKernel {
   int64_t batch_dims_;
 };
 
-enum class Reduction { None, Add, Mul, Max, Min };
-
-// Folds `count` updates into `out` by the reduction (max and min let a NaN in either operand win through the
-// update, as ONNX Runtime does).
-// Integers are combined in an unsigned type (wrapping), floats as themselves.
-template <class T>
-auto widen(T v) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<Wrap<T>>(v);
-  else
-    return v;
-}
-
-template <class T>
-void fold(Reduction r, T* out, const T* update, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    const T u = update[i], o = out[i];
-    switch (r) {
-      case Reduction::Add:
-        out[i] = static_cast<T>(widen(o) + widen(u));
-        break;
-      case Reduction::Mul:
-        out[i] = static_cast<T>(widen(o) * widen(u));
-        break;
-      case Reduction::Max:
-        out[i] = u < o ? o : u;
-        break;
-      case Reduction::Min:
-        out[i] = o < u ? o : u;
-        break;
-      case Reduction::None:
-        out[i] = u;
-        break;
-    }
-  }
-}
-
 class ScatterND final : public OpKernel {
  public:
   explicit ScatterND(Reduction reduction) : reduction_(reduction) {
@@ -139,11 +102,7 @@ class ScatterND final : public OpKernel {
     const Shape& updates = ctx.input_shape(2);
     const DType dtype = ctx.input_dtype(0);
     if (ctx.input_dtype(2) != dtype) ctx.fail("updates and data have different element types");
-    if (reduction_ != Reduction::None && dtype != DType::F32 && dtype != DType::F64 && dtype != DType::I32 &&
-        dtype != DType::I64) {
-      ctx.node().unsupported("ScatterND: a reduction on " + std::string(dtype_name(dtype)) +
-                             " is not supported");
-    }
+    check_scatter_reduction_type(ctx, reduction_, dtype);
     const int64_t k = indices[indices.rank - 1];
     if (k < 1 || k > data.rank)
       ctx.fail("index tuples of length " + std::to_string(k) + " do not fit data " + data.str());
@@ -169,23 +128,7 @@ class ScatterND final : public OpKernel {
         const int64_t offset = tuple_offset(run, index, k, data.shape, 0);
         std::byte* dst = out.data + static_cast<size_t>(offset) * width;
         const std::byte* src = updates.data + static_cast<size_t>(t * slice) * width;
-        switch (reduction_ == Reduction::None ? DType::U8 : data.dtype) {
-          case DType::F32:
-            fold(reduction_, reinterpret_cast<float*>(dst), reinterpret_cast<const float*>(src), slice);
-            break;
-          case DType::F64:
-            fold(reduction_, reinterpret_cast<double*>(dst), reinterpret_cast<const double*>(src), slice);
-            break;
-          case DType::I32:
-            fold(reduction_, reinterpret_cast<int32_t*>(dst), reinterpret_cast<const int32_t*>(src), slice);
-            break;
-          case DType::I64:
-            fold(reduction_, reinterpret_cast<int64_t*>(dst), reinterpret_cast<const int64_t*>(src), slice);
-            break;
-          default:
-            if (slice > 0) std::memmove(dst, src, static_cast<size_t>(slice) * width);
-            break;
-        }
+        scatter_slice(reduction_, data.dtype, dst, src, slice, width);
       }
     });
   }
@@ -203,21 +146,7 @@ std::unique_ptr<OpKernel> make_gather_nd(const NodeInfo& node) {
 
 std::unique_ptr<OpKernel> make_scatter_nd(const NodeInfo& node) {
   require_inputs(node, 3, 3);
-  const std::string name = node.opset() >= 16 ? node.get_string("reduction", "none") : "none";
-  Reduction r;
-  if (name == "none")
-    r = Reduction::None;
-  else if (name == "add")
-    r = Reduction::Add;
-  else if (name == "mul")
-    r = Reduction::Mul;
-  else if (name == "max" && node.opset() >= 18)
-    r = Reduction::Max;
-  else if (name == "min" && node.opset() >= 18)
-    r = Reduction::Min;
-  else
-    node.fail("unknown reduction '" + name + "'");
-  return std::make_unique<ScatterND>(r);
+  return std::make_unique<ScatterND>(scatter_reduction(node));
 }
 
 }  // namespace onemodel::ops

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "graph/ops/run_fail.h"
+
 namespace onemodel::ops {
 
 void require_inputs(const NodeInfo& node, size_t min, size_t max) {
@@ -66,12 +68,8 @@ uint32_t axes_mask(const InferContext& ctx, std::span<const int64_t> axes, int r
 
 int64_t checked_index(const OpRun& run, int64_t index, int64_t extent) {
   if (index >= -extent && index < extent) return index < 0 ? index + extent : index;
-  const std::string node = run.node != nullptr ? run.node->display_name() : std::string();
-  const std::string op = run.node != nullptr ? run.node->node().op_type : std::string("operator");
-  throw SessionError(SessionError::Kind::InvalidInput,
-                     op + " node '" + node + "': index " + std::to_string(index) + " is outside [-" +
-                         std::to_string(extent) + ", " + std::to_string(extent) + ")",
-                     node);
+  run_fail(run, "index " + std::to_string(index) + " is outside [-" + std::to_string(extent) + ", " +
+                    std::to_string(extent) + ")");
 }
 
 void check_dims(const InferContext& ctx, std::span<const int64_t> dims, size_t element_size,

@@ -31,6 +31,14 @@ std::span<const OpDef> shape_defs() {
       {"OneHot", 9, kLatestOpset, make_one_hot},
       {"NonZero", 9, kLatestOpset, make_non_zero},
       {"TopK", 1, kLatestOpset, make_top_k},
+      {"Scatter", 9, 10, make_scatter_elements},
+      {"ScatterElements", 11, kLatestOpset, make_scatter_elements},
+      {"Compress", 9, kLatestOpset, make_compress},
+      {"Unique", 11, kLatestOpset, make_unique_op},
+      {"ReverseSequence", 10, kLatestOpset, make_reverse_sequence},
+      {"DepthToSpace", 1, kLatestOpset, make_depth_to_space},
+      {"SpaceToDepth", 1, kLatestOpset, make_space_to_depth},
+      {"EyeLike", 9, kLatestOpset, make_eye_like},
   };
   return defs;
 }

@@ -3,11 +3,11 @@
 // (ops-shape-indexing.md §5). k is an attribute before opset 10 and an input from then on.
 #include <algorithm>
 #include <string>
-#include <utility>
 
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/shape/factories.h"
 #include "graph/ops/shape/op_inputs.h"
+#include "graph/ops/shape/stable_order.h"
 
 namespace onemodel::ops {
 namespace {
@@ -39,18 +39,8 @@ const int64_t* select(const V* row, int64_t n, int64_t k, bool largest, int64_t*
     return order;
   }
   for (int64_t i = 0; i < n; ++i) order[i] = i;
-  for (int64_t width = 1; width < n; width *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * width) {
-      const int64_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
-      int64_t a = lo, b = mid, out = lo;
-      while (a < mid && b < hi)
-        tmp[out++] = ranks_before(row[order[b]], row[order[a]], largest) ? order[b++] : order[a++];
-      while (a < mid) tmp[out++] = order[a++];
-      while (b < hi) tmp[out++] = order[b++];
-    }
-    std::swap(order, tmp);
-  }
-  return order;
+  return stable_order(order, tmp, n,
+                      [&](int64_t a, int64_t b) { return ranks_before(row[a], row[b], largest); });
 }
 
 class TopK final : public OpKernel {

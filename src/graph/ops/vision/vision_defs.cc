@@ -10,6 +10,9 @@ std::span<const OpDef> vision_defs() {
       {"PRelu", 1, 6, make_legacy_prelu},
       {"Resize", 10, kLatestOpset, make_resize},
       {"Upsample", 7, 10, make_upsample},
+      {"NonMaxSuppression", 10, kLatestOpset, make_non_max_suppression},
+      {"RoiAlign", 10, kLatestOpset, make_roi_align},
+      {"GridSample", 16, kLatestOpset, make_grid_sample},
   };
   return defs;
 }
