@@ -29,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "kernels/cpu.h"
 #include "kernels/int8/int8_output.h"
 #include "kernels/kernel_table.h"
 #include "threading/parallel_for.h"
@@ -80,12 +81,15 @@ inline int32_t int8_load_pair(const int16_t* p) {
 }
 
 #if defined(__AVX512BW__)
-// 12 x 32: B widened to int16 in registers, vpmaddwd per pair, 24 zmm accumulators.
-template <>
-struct Int8PairDot<KernelPath::Avx512> {
+// 12 x 32: B widened to int16 in registers, 24 zmm accumulators. `PairAdd` adds the pair products of two
+// int16 vectors to an accumulator: vpmaddwd then vpaddd, or VNNI's vpdpwssd, which does both in one
+// instruction with the same wrapping int32 sum (its saturating twin is vpdpwssds).
+template <class PairAdd>
+struct Int8Avx512Dot {
   static constexpr int mr = 12, nr = 32, group = 2;
   using AElem = int16_t;
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+  __attribute__((always_inline)) static inline void body(int64_t pairs, const int16_t* a, const int8_t* b,
+                                                         int32_t* acc, int64_t ld, bool first) {
     __m512i t[mr][2];
 #pragma GCC unroll 12
     for (int r = 0; r < mr; ++r) {
@@ -99,14 +103,42 @@ struct Int8PairDot<KernelPath::Avx512> {
 #pragma GCC unroll 12
       for (int r = 0; r < mr; ++r) {
         const __m512i av = _mm512_set1_epi32(int8_load_pair(a + 2 * r));
-        t[r][0] = _mm512_add_epi32(t[r][0], _mm512_madd_epi16(av, b0));
-        t[r][1] = _mm512_add_epi32(t[r][1], _mm512_madd_epi16(av, b1));
+        t[r][0] = PairAdd::apply(t[r][0], av, b0);
+        t[r][1] = PairAdd::apply(t[r][1], av, b1);
       }
     }
 #pragma GCC unroll 12
     for (int r = 0; r < mr; ++r) {
       for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
     }
+  }
+};
+
+struct Int8MaddAdd {
+  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
+  }
+};
+
+template <>
+struct Int8PairDot<KernelPath::Avx512> : Int8Avx512Dot<Int8MaddAdd> {
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    body(pairs, a, b, acc, ld, first);
+  }
+};
+
+// The VNNI form, only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>). Written as assembly: the
+// path is compiled without VNNI, and a target attribute could not reach the shared loop above.
+struct Int8Dpwssd {
+  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+    return acc;
+  }
+};
+
+struct Int8VnniDot : Int8Avx512Dot<Int8Dpwssd> {
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    body(pairs, a, b, acc, ld, first);
   }
 };
 #endif
@@ -606,11 +638,50 @@ struct Int8GemmCore {
 template <KernelPath P>
 struct Int8GemmImpl : Int8GemmCore<Int8PairDot<P>> {};
 
+// A path with two microkernels: `Extended` where the CPU has its instructions (`has`, decided once per
+// process), else `Plain`. Every entry follows the same choice, so a weight packed at session creation is read
+// by the kernel it was packed for even when the two pack differently. Both give the same integers, hence the
+// same bits.
+template <class Plain, class Extended, bool (*has)()>
+struct Int8GemmChoice {
+  static size_t packed_b_bytes(int64_t k, int64_t n) {
+    return has() ? Extended::packed_b_bytes(k, n) : Plain::packed_b_bytes(k, n);
+  }
+  static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
+    return has() ? Extended::scratch_bytes(args, b_packed, threads)
+                 : Plain::scratch_bytes(args, b_packed, threads);
+  }
+  static void pack_b(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
+                     void* packed) {
+    if (has())
+      Extended::pack_b(b, b_signed, b_row, b_col, k, n, packed);
+    else
+      Plain::pack_b(b, b_signed, b_row, b_col, k, n, packed);
+  }
+  static void gemm(const Int8GemmArgs& args, const Int8PackedB* packed_b, void* scratch,
+                   const ThreadContext& threads) {
+    if (has())
+      Extended::gemm(args, packed_b, scratch, threads);
+    else
+      Plain::gemm(args, packed_b, scratch, threads);
+  }
+};
+
+#if defined(__AVX512BW__)
+// The AVX-512 path takes vpdpwssd where the CPU has AVX512-VNNI (same tile and packed layout).
+inline bool int8_has_vnni() {
+  static const bool has = cpu_has_avx512_vnni();
+  return has;
+}
+
+template <>
+struct Int8GemmImpl<KernelPath::Avx512> : Int8GemmChoice<Int8GemmCore<Int8PairDot<KernelPath::Avx512>>,
+                                                         Int8GemmCore<Int8VnniDot>, int8_has_vnni> {};
+#endif
+
 #if defined(__aarch64__)
 // arm64's 128-bit path takes the dot-product kernel where the CPU has it (Linux: HWCAP_ASIMDDP), else the
-// vmlal pair kernel. The two pack differently, so the choice is made once per process and every entry
-// follows it: a weight packed at session creation is always read by the kernel it was packed for. Both give
-// the same integers, hence the same bits.
+// vmlal pair kernel; the two pack differently.
 inline bool int8_has_dotprod() {
 #if defined(__linux__) && defined(HWCAP_ASIMDDP)
   static const bool has = (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
@@ -621,31 +692,8 @@ inline bool int8_has_dotprod() {
 }
 
 template <>
-struct Int8GemmImpl<KernelPath::V128> {
-  using Pair = Int8GemmCore<Int8PairDot<KernelPath::V128>>;
-  using Sdot = Int8GemmCore<Int8SdotDot>;
-  static size_t packed_b_bytes(int64_t k, int64_t n) {
-    return int8_has_dotprod() ? Sdot::packed_b_bytes(k, n) : Pair::packed_b_bytes(k, n);
-  }
-  static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
-    return int8_has_dotprod() ? Sdot::scratch_bytes(args, b_packed, threads)
-                              : Pair::scratch_bytes(args, b_packed, threads);
-  }
-  static void pack_b(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
-                     void* packed) {
-    if (int8_has_dotprod())
-      Sdot::pack_b(b, b_signed, b_row, b_col, k, n, packed);
-    else
-      Pair::pack_b(b, b_signed, b_row, b_col, k, n, packed);
-  }
-  static void gemm(const Int8GemmArgs& args, const Int8PackedB* packed_b, void* scratch,
-                   const ThreadContext& threads) {
-    if (int8_has_dotprod())
-      Sdot::gemm(args, packed_b, scratch, threads);
-    else
-      Pair::gemm(args, packed_b, scratch, threads);
-  }
-};
+struct Int8GemmImpl<KernelPath::V128> : Int8GemmChoice<Int8GemmCore<Int8PairDot<KernelPath::V128>>,
+                                                       Int8GemmCore<Int8SdotDot>, int8_has_dotprod> {};
 #endif
 
 }  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE
