@@ -71,14 +71,35 @@ struct Int8Output {
       case Int8Epilogue::Float: {
         float* out = static_cast<float*>(c) + c_base;
         const float* s = scale + (scale_per_col ? col0 : 0);
-        const int64_t scale_step = scale_per_col && across_columns ? 1 : 0;
         const float* bias = bias_f32 != nullptr ? bias_f32 + (bias_per_col ? col0 : 0) : nullptr;
-        const int64_t bias_step = bias_per_col && across_columns ? 1 : 0;
-        for (int64_t t = 0; t < count; ++t) {
-          float v = static_cast<float>(y[t]) * s[t * scale_step];
-          if (bias != nullptr) v = v + bias[t * bias_step];
-          if (exact && v != v) v = canonical_nan();
-          out[t * step] = v;
+        const bool scale_runs = scale_per_col && across_columns, bias_runs = bias_per_col && across_columns;
+        // A block at a time, one plain loop per step (the parameters hoisted when they do not vary), so that
+        // each loop vectorises; every value still sees float(acc) * scale, then + bias, in that order. A
+        // contiguous output is computed in place (a copy from a buffer would become a slow small memcpy).
+        constexpr int64_t kBlock = 64;
+        float buffer[kBlock];
+        for (int64_t t0 = 0; t0 < count; t0 += kBlock) {
+          const int64_t len = count - t0 < kBlock ? count - t0 : kBlock;
+          const int32_t* acc = y + t0;
+          float* v = step == 1 ? out + t0 : buffer;
+          if (scale_runs) {
+            for (int64_t t = 0; t < len; ++t) v[t] = static_cast<float>(acc[t]) * s[t0 + t];
+          } else {
+            const float s0 = s[0];
+            for (int64_t t = 0; t < len; ++t) v[t] = static_cast<float>(acc[t]) * s0;
+          }
+          if (bias != nullptr && bias_runs) {
+            for (int64_t t = 0; t < len; ++t) v[t] = v[t] + bias[t0 + t];
+          } else if (bias != nullptr) {
+            const float b0 = bias[0];
+            for (int64_t t = 0; t < len; ++t) v[t] = v[t] + b0;
+          }
+          if (exact) {
+            for (int64_t t = 0; t < len; ++t) v[t] = v[t] != v[t] ? canonical_nan() : v[t];
+          }
+          if (step != 1) {
+            for (int64_t t = 0; t < len; ++t) out[(t0 + t) * step] = v[t];
+          }
         }
         return;
       }
