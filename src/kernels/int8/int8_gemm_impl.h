@@ -333,6 +333,7 @@ struct Int8GemmCore {
             ? 0
             : static_cast<size_t>(round_up(static_cast<int64_t>(packed_b_bytes(args.k, args.n)), kAlign));
     return static_cast<size_t>(kAlign) + b + packed_a_bytes(args.m, args.k) +
+           static_cast<size_t>(round_up(padded_input_bytes(args), kAlign)) +
            static_cast<size_t>(thread_slots(threads)) * slot_bytes();
   }
 
@@ -368,9 +369,16 @@ struct Int8GemmCore {
       b_data = p;
       p += round_up(static_cast<int64_t>(packed_b_bytes(args.k, args.n)), kAlign);
     }
+    Int8GemmArgs a_args = args;
+    Int8ConvA padded;
+    if (padded_input_bytes(args) > 0) {
+      padded = pad_input(args, p);
+      a_args.a = p, a_args.conv = &padded;
+      p += round_up(padded_input_bytes(args), kAlign);
+    }
     std::byte* a_data = p;
     p += packed_a_bytes(args.m, args.k);
-    const auto pack_a_body = [&](int64_t block) { pack_a_block(args, a_data, block); };
+    const auto pack_a_body = [&](int64_t block) { pack_a_block(a_args, a_data, block); };
     parallel_for(threads, ceil_div(args.m, kMC), pack_a_body,
                  kNsPerPacked * static_cast<double>(args.m) * static_cast<double>(args.k));
     run_tiles(args, a_data, b_data, p, threads);
@@ -501,51 +509,81 @@ struct Int8GemmCore {
     }
   }
 
+  // The input extent a convolution's windows cover, from -pad_top / -pad_left: out_h x out_w windows.
+  static int64_t covered_h(const Int8GemmArgs& args) {
+    const Int8ConvA& g = *args.conv;
+    const int64_t out_h = g.out_w > 0 ? ceil_div(args.m, g.out_w) : 0;
+    return (out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
+  }
+  static int64_t covered_w(const Int8GemmArgs& args) {
+    const Int8ConvA& g = *args.conv;
+    return (g.out_w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
+  }
+
+  // Bytes of the padded copy of a convolution's input, 0 when every window lies inside the input.
+  static int64_t padded_input_bytes(const Int8GemmArgs& args) {
+    if (args.conv == nullptr || args.m <= 0) return 0;
+    const Int8ConvA& g = *args.conv;
+    const int64_t taps = g.kernel_h * g.kernel_w, h = covered_h(args), w = covered_w(args);
+    const bool inside =
+        g.pad_top <= 0 && g.pad_left <= 0 && h - g.pad_top <= g.in_h && w - g.pad_left <= g.in_w;
+    return inside || taps <= 0 ? 0 : args.k / taps * h * w;
+  }
+
+  // Copies the covered part of the input to `dst`, the taps outside it holding A's zero point (which adds
+  // nothing), and returns the geometry of the copy: no padding, so every panel reads without bounds checks.
+  static Int8ConvA pad_input(const Int8GemmArgs& args, std::byte* dst) {
+    const Int8ConvA& g = *args.conv;
+    const int64_t h = covered_h(args), w = covered_w(args), channels = args.k / (g.kernel_h * g.kernel_w);
+    const uint8_t zero = args.a_zero != nullptr ? *static_cast<const uint8_t*>(args.a_zero) : 0;
+    const int64_t x0 = g.pad_left < 0 ? 0 : g.pad_left;  // first copied column of a padded row
+    const int64_t x1 = w < g.in_w + g.pad_left ? w : g.in_w + g.pad_left;
+    const auto* x = static_cast<const uint8_t*>(args.a);
+    auto* out = reinterpret_cast<uint8_t*>(dst);
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t y = 0; y < h; ++y, out += w) {
+        const int64_t iy = y - g.pad_top;
+        if (iy < 0 || iy >= g.in_h || x1 <= x0) {
+          std::memset(out, zero, static_cast<size_t>(w));
+          continue;
+        }
+        std::memset(out, zero, static_cast<size_t>(x0));
+        std::memcpy(out + x0, x + (c * g.in_h + iy) * g.in_w + (x0 - g.pad_left),
+                    static_cast<size_t>(x1 - x0));
+        std::memset(out + x1, zero, static_cast<size_t>(w - x1));
+      }
+    }
+    Int8ConvA padded = g;
+    padded.in_h = h, padded.in_w = w, padded.pad_top = 0, padded.pad_left = 0;
+    return padded;
+  }
+
   // Rows i0 .. i0 + rows - 1 of the im2col matrix (output pixels), im2col fused into the packing: k walks
   // (channel, kernel row, kernel column) incrementally, every row reading its tap at a fixed offset from
-  // its window's corner; a tap outside the input reads A's zero point. A panel whose windows all lie inside
-  // the input skips the bounds checks.
+  // its window's corner. Every window lies inside the input (gemm pads a copy of it otherwise).
   static void pack_conv_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
                               uint32_t* sum) {
     const Int8ConvA& g = *args.conv;
     const uint8_t flip = args.a_signed ? 0 : 0x80;
-    const auto pad = static_cast<AElem>(zero_shifted(args.a_zero, args.a_signed, false, 0));
     const int64_t plane = g.in_h * g.in_w, taps = g.kernel_h * g.kernel_w;
     const int64_t channels = taps > 0 ? args.k / taps : 0;
-    const int64_t span_h = (g.kernel_h - 1) * g.dilation_h, span_w = (g.kernel_w - 1) * g.dilation_w;
-    int64_t top[kMR], left[kMR], corner[kMR];
-    bool inside = true;
+    int64_t corner[kMR];
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
-      top[r] = i / g.out_w * g.stride_h - g.pad_top;
-      left[r] = i % g.out_w * g.stride_w - g.pad_left;
-      corner[r] = top[r] * g.in_w + left[r];
-      inside = inside && top[r] >= 0 && top[r] + span_h < g.in_h && left[r] >= 0 && left[r] + span_w < g.in_w;
+      corner[r] = (i / g.out_w * g.stride_h - g.pad_top) * g.in_w + i % g.out_w * g.stride_w - g.pad_left;
     }
     const auto* x = static_cast<const uint8_t*>(args.a);
     int64_t p = 0;
     for (int64_t c = 0; c < channels; ++c) {
       const uint8_t* channel = x + c * plane;
       for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-        const int64_t dy = kh * g.dilation_h;
         for (int64_t kw = 0; kw < g.kernel_w; ++kw, ++p) {
-          const int64_t dx = kw * g.dilation_w;
           AElem* dst = panel + slot(p);
-          const uint8_t* tap = channel + dy * g.in_w + dx;
-          if (inside) {
-            for (int64_t r = 0; r < rows; ++r) {
-              const AElem v = shifted_byte(tap[corner[r]], flip);
-              dst[kG * r] = v;
-              sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
-            }
-          } else {
-            for (int64_t r = 0; r < rows; ++r) {
-              const int64_t ih = top[r] + dy, iw = left[r] + dx;
-              const bool in = ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w;
-              const AElem v = in ? shifted_byte(tap[corner[r]], flip) : pad;
-              dst[kG * r] = v;
-              sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
-            }
+          const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
+          for (int64_t r = 0; r < rows; ++r) {
+            const AElem v = shifted_byte(tap[corner[r]], flip);
+            dst[kG * r] = v;
+            sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
           }
         }
       }
