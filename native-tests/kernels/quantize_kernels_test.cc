@@ -1,7 +1,7 @@
 // The quantization loops of every kernel path this CPU runs (kernels/int8/quantize_kernels.h) against the
 // scalar formula of the operators (ops::quant::quantize_value): ties at every scale, the clamping edges, NaN,
-// infinities, signed zeros and random values over many magnitudes, at lengths that leave every tail size; and
-// DynamicQuantizeLinear's range against a plain loop.
+// infinities, signed zeros and random values over many magnitudes, at lengths that leave every tail size;
+// DynamicQuantizeLinear's range against a plain loop; and DequantizeLinear's loops against the formula.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -93,6 +93,29 @@ TEST(QuantizeKernels, RangeIncludesZeroAndSkipsNaN) {
     EXPECT_EQ(lo, 0.0f);
     EXPECT_FALSE(std::signbit(lo)) << table->name << ": the range starts at +0";
     EXPECT_EQ(hi, 5.0f);
+  }
+}
+
+TEST(QuantizeKernels, DequantizeEveryByteOnEveryPath) {
+  std::vector<uint8_t> u(300);
+  for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<uint8_t>(i * 7);
+  std::vector<int8_t> s(u.size());
+  for (size_t i = 0; i < u.size(); ++i) s[i] = static_cast<int8_t>(u[i]);
+  for (const KernelTable* table : available_kernel_tables()) {
+    const QuantizeKernels* q = quantize_kernels(table->path);
+    for (const float scale : {1.0f, 0.0137f, -3.0e-5f, 1.0e38f}) {
+      for (const int32_t zero_point : {0, 128, -128, 255, 37}) {
+        std::vector<float> y(u.size());
+        q->from_u8(u.data(), zero_point, scale, y.data(), u.size());
+        for (size_t i = 0; i < u.size(); ++i) {
+          ASSERT_EQ(y[i], static_cast<float>(static_cast<int32_t>(u[i]) - zero_point) * scale) << table->name;
+        }
+        q->from_i8(s.data(), zero_point, scale, y.data(), s.size() - 3);
+        for (size_t i = 0; i + 3 < s.size(); ++i) {
+          ASSERT_EQ(y[i], static_cast<float>(static_cast<int32_t>(s[i]) - zero_point) * scale) << table->name;
+        }
+      }
+    }
   }
 }
 

@@ -51,6 +51,12 @@ struct QuantizeImpl {
     }
   }
 
+  // The difference is exact in int32 and as a float; the product is the one rounding.
+  template <class X>
+  static void dequantize(const X* x, int32_t zero_point, float scale, float* y, size_t n) {
+    for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero_point) * scale;
+  }
+
   // Minimum and maximum are exact in any order: both start at +0, a NaN fails every comparison, and lo (hi)
   // only ever holds +0 or negative (positive) values, so no two candidates compare equal with other bits.
   static void range(const float* x, size_t n, float* lo_out, float* hi_out) {
