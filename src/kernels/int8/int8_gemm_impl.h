@@ -639,7 +639,10 @@ struct Int8GemmCore {
     uint32_t zb[kNC];
     for (int64_t j = 0; j < cols; ++j)
       zb[j] = static_cast<uint32_t>(zero_shifted(args.b_zero, args.b_signed, args.b_zero_per_col, j0 + j));
+    // Integer outputs by columns are converted along the tile's rows (vectorised across the columns) and then
+    // written transposed; a float output by columns converts column by column.
     const bool by_columns = args.c_row == 1 && args.c_col != 1;
+    const bool integers = args.epilogue != Int8Epilogue::Float;
     for (int64_t i = 0; i < rows; ++i) {
       const auto za =
           static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i));
@@ -649,9 +652,16 @@ struct Int8GemmCore {
         y[j] = static_cast<int32_t>(static_cast<uint32_t>(y[j]) - za * static_cast<uint32_t>(col_sum[j]) -
                                     zb[j] * rs);
       }
-      if (!by_columns) output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
+      if (!by_columns)
+        output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
+      else if (integers)
+        output.convert_integers(y, cols, j0, true);
     }
     if (!by_columns) return;
+    if (integers) {
+      output.write_integers_transposed(acc, kNC, rows, cols, i0 + j0 * args.c_col, args.c_col);
+      return;
+    }
     int32_t column[kMC];
     for (int64_t j = 0; j < cols; ++j) {
       for (int64_t i = 0; i < rows; ++i) column[i] = acc[i * kNC + j];
