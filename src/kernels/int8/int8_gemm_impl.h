@@ -560,33 +560,50 @@ struct Int8GemmCore {
 
   // Rows i0 .. i0 + rows - 1 of the im2col matrix (output pixels), im2col fused into the packing: k walks
   // (channel, kernel row, kernel column) incrementally, every row reading its tap at a fixed offset from
-  // its window's corner. Every window lies inside the input (gemm pads a copy of it otherwise).
+  // its window's corner. Every window lies inside the input (gemm pads a copy of it otherwise). A run of k
+  // is gathered as raw bytes in the panel's order first; one plain pass then shifts, widens and sums them,
+  // which the compiler vectorises (the gather itself cannot be).
   static void pack_conv_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
                               uint32_t* sum) {
     const Int8ConvA& g = *args.conv;
     const uint8_t flip = args.a_signed ? 0 : 0x80;
-    const int64_t plane = g.in_h * g.in_w, taps = g.kernel_h * g.kernel_w;
-    const int64_t channels = taps > 0 ? args.k / taps : 0;
     int64_t corner[kMR];
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
       corner[r] = (i / g.out_w * g.stride_h - g.pad_top) * g.in_w + i % g.out_w * g.stride_w - g.pad_left;
     }
-    const auto* x = static_cast<const uint8_t*>(args.a);
-    int64_t p = 0;
-    for (int64_t c = 0; c < channels; ++c) {
-      const uint8_t* channel = x + c * plane;
-      for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-        for (int64_t kw = 0; kw < g.kernel_w; ++kw, ++p) {
-          AElem* dst = panel + slot(p);
-          const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
-          for (int64_t r = 0; r < rows; ++r) {
-            const AElem v = shifted_byte(tap[corner[r]], flip);
-            dst[kG * r] = v;
-            sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
-          }
+    const auto* channel = static_cast<const uint8_t*>(args.a);
+    int64_t kh = 0, kw = 0;  // the tap of the next k, in `channel`
+    uint8_t raw[kRun * kMR];
+    uint32_t group_sum[kG * kMR] = {};
+    for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
+      const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, groups = ceil_div(len, kG);
+      // `flip` reads as 0 in the shifted domain: padding rows and a ragged last group add nothing.
+      std::memset(raw, flip, static_cast<size_t>(groups * kG * kMR));
+      for (int64_t t = 0; t < len; ++t) {
+        uint8_t* dst = raw + t / kG * kG * kMR + t % kG;
+        const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
+        if (rows == kMR) {  // a constant trip count: unrolled without a test per row
+          for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
+        } else {
+          for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
+        }
+        if (++kw == g.kernel_w) {
+          kw = 0;
+          if (++kh == g.kernel_h) kh = 0, channel += g.in_h * g.in_w;
         }
       }
+      AElem* dst = panel + slot(p0);
+      for (int64_t q = 0; q < groups; ++q) {
+        for (int64_t j = 0; j < kG * kMR; ++j) {
+          const AElem v = shifted_byte(raw[q * kG * kMR + j], flip);
+          dst[q * kG * kMR + j] = v;
+          group_sum[j] += static_cast<uint32_t>(static_cast<int32_t>(v));
+        }
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t e = 0; e < kG; ++e) sum[r] += group_sum[kG * r + e];
     }
   }
 
