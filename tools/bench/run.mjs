@@ -13,7 +13,8 @@
 // cnn-dynamic, encoder-dynamic, encoder-qdq) and their float models are in the default list; isnet-medium runs only
 // when named (a call takes seconds natively and tens of seconds in wasm).
 // A row's time is the median over --reps repetitions; a repetition is about --seconds of back-to-back calls after
-// a cold call and warm-up (onemodel: the CLI's median per call; ONNX Runtime: the mean per call). Every engine's
+// a cold call and warm-up, whose value is the mean time per call (bench-method.md; for onemodel the CLI's `mean_ms`,
+// for the engines with a JS API the loop below). Every engine's
 // output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
 //   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--seconds 1] [--cli build/native/onemodel]
 //                            [--no-wasm]   (skips every wasm engine)   [--memory]   (adds a table of peak memory)
@@ -141,16 +142,16 @@ const timeOrt = (ort, rec, options) => timeInProcess(() => ort.InferenceSession.
 function timeOnemodel(command, rec, mode, threads) {
   const inputArgs = rec.inputs.filter((i) => i.file).flatMap((i) => ['--input', `${i.name}=${i.file}`]);
   const common = [...inputArgs, '--mode', mode, '--threads', String(threads)];
-  const medians = [];
+  const means = [];
   for (let r = 0; r < reps; ++r) {
     const out = execFileSync(command[0], [...command.slice(1), 'bench', rec.file, ...common, '--seconds', String(seconds)]).toString();
-    medians.push(Number(/median_ms (\S+)/.exec(out)[1]));
+    means.push(Number(/mean_ms (\S+)/.exec(out)[1]));
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'onemodel-bench-'));
   try {
     execFileSync(command[0], [...command.slice(1), 'run', rec.file, ...common, '--out', dir]);
     const error = Math.max(...rec.outputs.map((o) => scaledError(readNpy(path.join(dir, `${o.name}.npy`)).data, o.tensor.data)));
-    return { ms: median(medians), min: Math.min(...medians), max: Math.max(...medians), error };
+    return { ms: median(means), min: Math.min(...means), max: Math.max(...means), error };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -162,7 +163,7 @@ const isa = ['sse4_2', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512dq', 'avx512
 const load = () => os.loadavg()[0].toFixed(2);
 console.log(`Machine: ${cpu}; ${isa}; ${os.cpus().length} logical CPUs; ${os.type()} ${os.release()}; Node ${process.versions.node}; ` +
   `onnxruntime-node/web 1.30.0; load before ${load()}`);
-console.log(`Method: median of ${reps} repetitions of ~${seconds} s each; ratios are ours / ONNX Runtime's (below 1: faster).`);
+console.log(`Method: median of ${reps} repetitions of ~${seconds} s each (a repetition's value: its mean per call); ratios are ours / ONNX Runtime's (below 1: faster).`);
 console.log();
 console.log('| model | threads | engine | median ms | min–max ms | vs ORT native | vs ORT wasm | vs own fast | scaled error |');
 console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|');
