@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graph/gradient_expansion.h"
 #include "graph/half_adapter.h"
 #include "graph/passes/graph_pass.h"
 #include "graph/string_values.h"
@@ -176,7 +177,7 @@ class CompiledGraph::BodyCompiler final : public SubgraphCompiler {
 };
 
 CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const SessionOptions& options)
-    : model_(std::move(model)) {
+    : model_(expand_gradients(std::move(model))) {
   const ir::Graph& g = *model_->graph;
   std::vector<std::string> missing;  // every missing operator, subgraphs included, reported together
   collect_missing(g, missing);
