@@ -75,6 +75,20 @@ describe.each(['fast', 'exact'])('%s mode', (mode) => {
     session.release();
   });
 
+  test('output bytes that are not UTF-8 read as U+FFFD; the other bytes are kept', async () => {
+    const session = await Session.create(
+      modelBytes({
+        nodes: [node('Identity', ['raw'], ['text'])],
+        inputs: [],
+        outputs: [valueInfo('text', 'string', [2])],
+        initializers: [tensor('raw', 'string', [2], [Uint8Array.from([0x61, 0xff, 0x62]), Uint8Array.from([0xc3])])],
+      }),
+      { mode },
+    );
+    expect((await session.run({})).text.data).toEqual(['a\uFFFDb', '\uFFFD']);
+    session.release();
+  });
+
   test('Cast float32 to string prints the shortest form numpy prints, and back gives the same bits', async () => {
     const session = await Session.create(castModel, { mode });
     const values = [1, 1.5, 0.1, -0, 1e-5, 1.5e20, 16777216, 3.4028235e38, 1e-45, 123456.789, NaN, Infinity, -Infinity];
