@@ -18,3 +18,22 @@ test('Chromium and Node agree bit for bit in exact mode, on both kernel paths', 
     expect(lines.filter((l) => !l.startsWith('#'))).toEqual(expected);
   }
 });
+
+test('string tensors cross the same way in Chromium and in Node', async () => {
+  const { default: run } = await import('./browser/strings.page.mjs');
+  const expected = [];
+  await run((line) => expected.push(line));
+  expect(expected).toEqual([
+    `joined ${JSON.stringify({
+      type: 'string',
+      dims: [11],
+      data: ['Monday', 'çava', '日本', '🙂', '\uFEFF', '', 'ÇAVA', '日本', '🙂', '\uFEFF', ''],
+    })}`,
+    `printed ${JSON.stringify({
+      type: 'string',
+      dims: [6],
+      data: ['0.1', '-0.0', '1e-05', '1.5e+20', 'NaN', '-INF'],
+    })}`,
+  ]);
+  expect(await runInChromium('js-tests/browser/strings.page.mjs')).toEqual(expected);
+});

@@ -15,6 +15,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,60 @@ void copy_in(const val& bytes, void* destination, size_t size, const std::string
 template <class T>
 val copy_out(const T* source, size_t count) {
   return val(emscripten::typed_memory_view(count, source)).template call<val>("slice");
+}
+
+// A String tensor from its text: `bytes` holds every element's UTF-8 back to back and `lengths` the byte view
+// of one uint32 length per element, in row-major order. The lengths must tile the text exactly and their
+// count must fill `dims`.
+onemodel::Tensor strings_in(const val& bytes, const val& lengths, std::vector<int64_t> dims,
+                            const std::string& what) {
+  const size_t length_bytes = byte_length(lengths);
+  if (length_bytes % sizeof(uint32_t) != 0) {
+    throw SessionError(SessionError::Kind::InvalidInput,
+                       what + ": string lengths are not whole uint32 values");
+  }
+  std::vector<uint32_t> sizes(length_bytes / sizeof(uint32_t));
+  copy_in(lengths, sizes.data(), length_bytes, what + " string lengths");
+  std::string text(byte_length(bytes), '\0');
+  copy_in(bytes, text.data(), text.size(), what + " text");
+  std::vector<std::string_view> values;
+  values.reserve(sizes.size());
+  size_t offset = 0;
+  for (uint32_t size : sizes) {
+    if (size > text.size() - offset) {
+      throw SessionError(SessionError::Kind::InvalidInput,
+                         what + ": string " + std::to_string(values.size()) + " runs past the " +
+                             std::to_string(text.size()) + " bytes of text");
+    }
+    values.emplace_back(text.data() + offset, size);
+    offset += size;
+  }
+  if (offset != text.size()) {
+    throw SessionError(SessionError::Kind::InvalidInput, what + ": the string lengths add up to " +
+                                                             std::to_string(offset) + " of the " +
+                                                             std::to_string(text.size()) + " bytes of text");
+  }
+  try {
+    return onemodel::Tensor::from_strings(values, std::move(dims));  // checks the count against the dims
+  } catch (const SessionError& e) {
+    throw SessionError(e.kind(), what + ": " + e.what());
+  }
+}
+
+// Sets `bytes` and `lengths` of `entry` from a String tensor, in the layout strings_in reads.
+static_assert(sizeof(size_t) == sizeof(uint32_t), "wasm32: every string length fits a uint32");
+void strings_out(const onemodel::Tensor& tensor, val& entry) {
+  std::vector<uint32_t> sizes;
+  sizes.reserve(static_cast<size_t>(tensor.size()));
+  std::string text;
+  for (int64_t i = 0; i < tensor.size(); ++i) {
+    const std::string_view value = tensor.string(i);
+    sizes.push_back(static_cast<uint32_t>(value.size()));
+    text += value;
+  }
+  entry.set("bytes", copy_out(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  entry.set("lengths",
+            copy_out(reinterpret_cast<const uint8_t*>(sizes.data()), sizes.size() * sizeof(uint32_t)));
 }
 
 std::vector<int64_t> dims_from(const val& dims) {
@@ -129,8 +184,9 @@ class Handle {
     });
   }
 
-  // feeds: array of {name, dtype (ONNX code), dims: number[], bytes: Uint8Array}; fetches: output names (all
-  // when empty). Returns an array of {dtype, dims, bytes} in the order of the outputs asked for.
+  // feeds: array of {name, dtype (ONNX code), dims: number[], bytes: Uint8Array}, a String feed adding
+  // `lengths` (strings_in); fetches: output names (all when empty). Returns an array of {dtype, dims, bytes},
+  // plus `lengths` for a String output, in the order of the outputs asked for.
   val run(val feeds, val fetches) {
     return guarded([&] {
       std::vector<onemodel::NamedTensor> inputs;
@@ -143,13 +199,15 @@ class Handle {
           throw SessionError(SessionError::Kind::InvalidInput,
                              "input " + name + ": unsupported element type " + std::to_string(code));
         }
-        // A String element is a handle into memory, not bytes JavaScript could give or read.
+        const std::string what = "input '" + name + "'";
+        // A String element is a handle into memory, so strings cross as their text (strings_in).
         if (code == static_cast<int>(onemodel::DType::String)) {
-          throw SessionError(SessionError::Kind::Unsupported,
-                             "input " + name + ": string tensors are not available from JavaScript yet");
+          inputs.push_back(
+              {std::move(name), strings_in(feed["bytes"], feed["lengths"], dims_from(feed["dims"]), what)});
+          continue;
         }
         onemodel::Tensor tensor(static_cast<onemodel::DType>(code), dims_from(feed["dims"]));
-        copy_in(feed["bytes"], tensor.raw(), tensor.byte_size(), "input '" + name + "'");
+        copy_in(feed["bytes"], tensor.raw(), tensor.byte_size(), what);
         inputs.push_back({std::move(name), std::move(tensor)});
       }
       const auto names = emscripten::vecFromJSArray<std::string>(fetches);
@@ -157,18 +215,17 @@ class Handle {
       val out = val::array();
       for (size_t i = 0; i < results.size(); ++i) {
         const auto& tensor = results[i];
-        if (tensor.dtype() == onemodel::DType::String) {
-          throw SessionError(
-              SessionError::Kind::Unsupported,
-              "output " + std::to_string(i) + ": string tensors are not available from JavaScript yet");
-        }
         val entry = val::object();
         entry.set("dtype", static_cast<int>(tensor.dtype()));
         val dims = val::array();
         for (size_t d = 0; d < tensor.shape().size(); ++d)
           dims.set(d, static_cast<double>(tensor.shape()[d]));
         entry.set("dims", dims);
-        entry.set("bytes", copy_out(static_cast<const uint8_t*>(tensor.raw()), tensor.byte_size()));
+        if (tensor.dtype() == onemodel::DType::String) {
+          strings_out(tensor, entry);
+        } else {
+          entry.set("bytes", copy_out(static_cast<const uint8_t*>(tensor.raw()), tensor.byte_size()));
+        }
         out.set(i, entry);
       }
       return out;

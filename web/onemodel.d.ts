@@ -1,10 +1,13 @@
 // Types of the onemodel npm package (web/onemodel.mjs).
 
-/** Element type names; int64/uint64 use BigInt arrays, bool holds 0/1 bytes, float16/bfloat16 hold bit patterns. */
+/**
+ * Element type names; int64/uint64 use BigInt arrays, bool holds 0/1 bytes, float16/bfloat16 hold bit patterns and
+ * string holds a plain array of JS strings (as in onnxruntime-web).
+ */
 export type TensorType =
   | 'float32' | 'float64'
   | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64'
-  | 'bool' | 'float16' | 'bfloat16';
+  | 'bool' | 'float16' | 'bfloat16' | 'string';
 
 export interface TensorDataTypes {
   float32: Float32Array;
@@ -20,15 +23,26 @@ export interface TensorDataTypes {
   bool: Uint8Array;
   float16: Uint16Array;
   bfloat16: Uint16Array;
+  string: string[];
 }
 
 export type TensorData = TensorDataTypes[TensorType];
 
-/** A dense row-major tensor. The data is the caller's array (inputs) or a fresh copy (outputs). */
+/**
+ * A dense row-major tensor. The data is the caller's array (inputs) or a fresh copy (outputs). String elements cross
+ * as UTF-8: a lone surrogate becomes U+FFFD, and so do output bytes that are not UTF-8.
+ */
 export class Tensor<T extends TensorType = TensorType> {
-  /** `data` may be a plain array (converted; not for float16/bfloat16). `dims` defaults to `[data.length]`. */
-  constructor(type: T, data: TensorDataTypes[T] | readonly (number | bigint | boolean)[], dims?: readonly number[]);
-  /** The type follows the array: Float32Array is float32, Uint8Array is uint8, BigInt64Array is int64, ... */
+  /**
+   * Numeric `data` may be a plain array (converted; not for float16/bfloat16); string data is kept as given.
+   * `dims` defaults to `[data.length]`.
+   */
+  constructor(
+    type: T,
+    data: TensorDataTypes[T] | (T extends 'string' ? readonly string[] : readonly (number | bigint | boolean)[]),
+    dims?: readonly number[],
+  );
+  /** The type follows the array: Float32Array is float32, BigInt64Array is int64, a non-empty string[] is string... */
   constructor(data: TensorData, dims?: readonly number[]);
   readonly type: T;
   readonly data: TensorDataTypes[T];
@@ -87,8 +101,9 @@ export class Session {
   readonly kernelPath: string;
   /**
    * Every input once, by name; resolves to the outputs named in `fetches` (default: all), each a new Tensor. Sequence
-   * inputs and outputs are arrays of Tensors (an empty array feeds a float32 sequence); optional ones are null, a
-   * Tensor or an array. Name the result type `Out` for a model with such outputs.
+   * inputs and outputs are arrays of Tensors (an empty array feeds a float32 sequence; string elements are refused
+   * with kind 'Unsupported'); optional ones are null, a Tensor or an array. Name the result type `Out` for a model
+   * with such outputs.
    */
   run<Out extends Record<string, SessionValue> = Record<string, Tensor>>(
     feeds: Record<string, SessionValue>,

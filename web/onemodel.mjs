@@ -12,7 +12,7 @@ import { packOptional, packSequence, unpack } from './packed.mjs';
 const IN_NODE = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 // Element types by name: the ONNX TensorProto code and the typed array holding the elements. bool holds 0/1 bytes;
-// float16 and bfloat16 hold raw bit patterns.
+// float16 and bfloat16 hold raw bit patterns; string elements are a plain array of JS strings, as in onnxruntime-web.
 const TYPES = {
   float32: { code: 1, array: Float32Array },
   uint8: { code: 2, array: Uint8Array },
@@ -21,6 +21,7 @@ const TYPES = {
   int16: { code: 5, array: Int16Array },
   int32: { code: 6, array: Int32Array },
   int64: { code: 7, array: BigInt64Array },
+  string: { code: 8, array: Array },
   bool: { code: 9, array: Uint8Array },
   float16: { code: 10, array: Uint16Array },
   float64: { code: 11, array: Float64Array },
@@ -53,20 +54,25 @@ export class OneModelError extends Error {
 }
 
 export class Tensor {
-  // new Tensor(type, data, dims?) or new Tensor(typedArray, dims?); dims default to [data.length].
+  // new Tensor(type, data, dims?) or new Tensor(typedArray | string[], dims?); dims default to [data.length].
   constructor(typeOrData, dataOrDims, maybeDims) {
     let type, data, dims;
     if (typeof typeOrData === 'string') {
       [type, data, dims] = [typeOrData, dataOrDims, maybeDims];
     } else {
       [data, dims] = [typeOrData, dataOrDims];
-      type = DEFAULT_TYPES.get(data?.constructor);
-      if (!type) throw new TypeError('Tensor: pass a type name or a typed array of a numeric type');
+      type = isStringArray(data) ? 'string' : DEFAULT_TYPES.get(data?.constructor);
+      if (!type) {
+        throw new TypeError('Tensor: pass a type name, a typed array of a numeric type or an array of strings');
+      }
     }
     const spec = TYPES[type];
     if (!spec) throw new TypeError(`Tensor: unknown type '${type}'`);
-    if (Array.isArray(data)) data = arrayToTyped(type, data);
-    if (!(data instanceof spec.array)) throw new TypeError(`Tensor: a '${type}' tensor takes a ${spec.array.name}`);
+    if (type === 'string') checkStrings(data, 'Tensor');
+    else if (Array.isArray(data)) data = arrayToTyped(type, data);
+    else if (!(data instanceof spec.array)) {
+      throw new TypeError(`Tensor: a '${type}' tensor takes a ${spec.array.name}`);
+    }
     dims = dims === undefined ? [data.length] : checkDims(dims, 'Tensor');
     const size = dims.reduce((a, b) => a * b, 1);
     if (size !== data.length) {
@@ -77,6 +83,18 @@ export class Tensor {
     this.dims = Object.freeze(dims);
     this.size = size;
   }
+}
+
+// A non-empty array of strings (an empty array names no type).
+function isStringArray(data) {
+  return Array.isArray(data) && data.length > 0 && data.every((v) => typeof v === 'string');
+}
+
+// A string tensor keeps the caller's array (as onnxruntime-web does), so run() checks it again.
+function checkStrings(data, where) {
+  if (!Array.isArray(data)) throw new TypeError(`${where}: a 'string' tensor takes an array of strings`);
+  const index = data.findIndex((v) => typeof v !== 'string');
+  if (index >= 0) throw new TypeError(`${where}: element ${index} of a 'string' tensor is a ${typeof data[index]}`);
 }
 
 function arrayToTyped(type, values) {
@@ -100,6 +118,36 @@ function checkDims(dims, where) {
 
 function byteView(data) {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+// Strings cross the binding as their UTF-8 text back to back plus one uint32 byte length per element (bindings.cc
+// strings_in and strings_out). A lone surrogate, which UTF-8 cannot encode, becomes U+FFFD.
+const UTF8 = new TextEncoder();
+// ignoreBOM keeps a leading U+FEFF as text; bytes that are no UTF-8 (a model can make them) decode as U+FFFD.
+const FROM_UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function stringsToUtf8(strings, where) {
+  checkStrings(strings, where);
+  const encoded = strings.map((s) => UTF8.encode(s));
+  const lengths = Uint32Array.from(encoded, (e) => e.length);
+  const bytes = new Uint8Array(encoded.reduce((total, e) => total + e.length, 0));
+  let offset = 0;
+  for (const e of encoded) {
+    bytes.set(e, offset);
+    offset += e.length;
+  }
+  return { bytes, lengths: byteView(lengths) };
+}
+
+function stringsFromUtf8(bytes, lengthBytes) {
+  const lengths = new Uint32Array(lengthBytes.buffer, lengthBytes.byteOffset, lengthBytes.length / 4);
+  const out = new Array(lengths.length);
+  let offset = 0;
+  lengths.forEach((length, i) => {
+    out[i] = FROM_UTF8.decode(bytes.subarray(offset, offset + length));
+    offset += length;
+  });
+  return out;
 }
 
 // The wasm module is instantiated once per realm, on first use.
@@ -238,6 +286,13 @@ function asTensor(name, value) {
 }
 
 function toRecord(tensor) {
+  if (tensor.type === 'string') {
+    throw new OneModelError({
+      category: 'SessionError',
+      kind: 'Unsupported',
+      message: 'string tensors cannot be elements of a sequence or an optional',
+    });
+  }
   return { code: TYPES[tensor.type].code, dims: [...tensor.dims], bytes: byteView(tensor.data) };
 }
 
@@ -320,16 +375,25 @@ export class Session {
       const kind = kindOf(this.inputs, name);
       if (kind !== 'tensor') return packedFeed(name, kind, value);
       const tensor = asTensor(name, value);
-      return { name, dtype: TYPES[tensor.type].code, dims: [...tensor.dims], bytes: byteView(tensor.data) };
+      const feed = { name, dtype: TYPES[tensor.type].code, dims: [...tensor.dims] };
+      if (tensor.type !== 'string') return { ...feed, bytes: byteView(tensor.data) };
+      if (tensor.data.length !== tensor.size) {
+        throw new RangeError(`run: feed '${name}' holds ${tensor.data.length} strings for dims [${tensor.dims}]`);
+      }
+      return { ...feed, ...stringsToUtf8(tensor.data, `run: feed '${name}'`) };
     });
     const results = this.#native.call('run', inputs, fetches);
     const out = {};
-    results.forEach(({ dtype, dims, bytes }, i) => {
+    results.forEach(({ dtype, dims, bytes, lengths }, i) => {
       if (kindOf(this.outputs, fetches[i]) !== 'tensor') {
         out[fetches[i]] = unpackedOutput(bytes);
         return;
       }
       const type = TYPE_NAMES.get(dtype);
+      if (type === 'string') {
+        out[fetches[i]] = new Tensor(type, stringsFromUtf8(bytes, lengths), dims);
+        return;
+      }
       const { array } = TYPES[type];
       const data = new array(bytes.buffer, bytes.byteOffset, bytes.length / array.BYTES_PER_ELEMENT);
       out[fetches[i]] = new Tensor(type, data, dims);

@@ -12,6 +12,7 @@ export const ELEMENT_TYPES = {
   int16: 5,
   int32: 6,
   int64: 7,
+  string: 8,
   bool: 9,
   float16: 10,
   float64: 11,
@@ -60,13 +61,20 @@ class Writer {
   }
 }
 
-// A TensorProto with raw little-endian data from a typed array.
+// A TensorProto with raw little-endian data from a typed array, or a 'string' one from an array of strings (or of
+// Uint8Arrays, written as they are).
 export function tensor(name, type, dims, data) {
   const w = new Writer();
   for (const d of dims) w.int(1, d); // dims
   w.int(2, ELEMENT_TYPES[type]); // data_type
+  if (type === 'string') {
+    for (const text of data) {
+      if (typeof text === 'string') w.string(6, text); // string_data
+      else w.bytesField(6, text);
+    }
+  }
   w.string(8, name); // name
-  w.bytesField(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength)); // raw_data
+  if (type !== 'string') w.bytesField(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength)); // raw_data
   return w;
 }
 
