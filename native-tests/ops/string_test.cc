@@ -277,13 +277,39 @@ TEST(StringTensor, IfBranchesReturnText) {
   }
 }
 
+// Equal compares the text, not the handles, with numpy broadcasting, at 1 and 2 threads and in both modes.
+TEST(StringTensor, EqualComparesTheText) {
+  ModelBuilder m(19);
+  m.input("a", DType::String, {2, 3}).input("b", DType::String, {3}).output("y", DType::Bool);
+  m.node("Equal", {"a", "b"}, {"y"});
+  // Separate tensors: equal text at different addresses.
+  const Tensor a =
+      Tensor::from_strings(std::vector<std::string>{"x", "", "h\xC3\xA9", "x", "y", "h\xC3\xA9!"}, {2, 3});
+  const Tensor b = Tensor::from_strings(std::vector<std::string>{"x", "", "h\xC3\xA9"}, {3});
+  for (ExecutionMode mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    for (int threads : {1, 2}) {
+      const std::vector<Tensor> out = m.session(options(mode, {}, threads)).run({{"a", a}, {"b", b}});
+      EXPECT_EQ(out[0].to_vector<bool>(), (std::vector<bool>{true, true, true, true, false, false}));
+    }
+  }
+  ModelBuilder mixed(19);
+  mixed.input("a", DType::String, {1}).input("b", DType::F32, {1}).output("y", DType::Bool);
+  mixed.node("Equal", {"a", "b"}, {"y"});
+  EXPECT_EQ(error_kind([&] {
+              mixed.run({{"a", Tensor::from_strings(std::vector<std::string>{"1"}, {1})},
+                         {"b", Tensor::from<float>({1.0f}, {1})}});
+            }),
+            SessionError::Kind::InvalidInput);  // found when the run makes its plan
+}
+
 TEST(StringTensor, RefusedWhereTheTextCouldNotFollow) {
-  // Arithmetic and comparisons do not take strings: refused as unsupported, never computed on handles.
-  ModelBuilder eq(13);
-  eq.input("a", DType::String, {1}).input("b", DType::String, {1}).output("y", DType::Bool);
-  eq.node("Equal", {"a", "b"}, {"y"});
+  // Arithmetic and ordering comparisons do not take strings: refused as unsupported, never computed on
+  // handles.
+  ModelBuilder less(13);
+  less.input("a", DType::String, {1}).input("b", DType::String, {1}).output("y", DType::Bool);
+  less.node("Less", {"a", "b"}, {"y"});
   const Tensor one = Tensor::from_strings(std::vector<std::string>{"a"}, {1});
-  EXPECT_EQ(error_kind([&] { eq.run({{"a", one}, {"b", one}}); }), SessionError::Kind::Unsupported);
+  EXPECT_EQ(error_kind([&] { less.run({{"a", one}, {"b", one}}); }), SessionError::Kind::Unsupported);
   // Sequences are packed bytes: a string's handle cannot be packed.
   ModelBuilder seq(13);
   seq.input("a", DType::String, {1});
