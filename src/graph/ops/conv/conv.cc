@@ -5,8 +5,9 @@
 // its (c, kd, ky, kx) taps in order from +0 as exact-mode.md defines; the bias is a separate pass. The output
 // columns are cut into fixed chunks whose im2col block is written straight into the GEMM's packed-B layout in
 // arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B. A Conv fused with its
-// activation (graph pass conv-activation) adds the bias and runs the activation on each chunk's rows as soon
-// as the chunk's product is done, and after the depthwise kernel on the whole output.
+// activation or element-wise chain (graph passes conv-activation, elementwise-chain) adds the bias and runs
+// that epilogue on each chunk's rows as soon as the chunk's product is done, and after the depthwise kernel
+// on the whole output.
 #include "graph/ops/conv/conv_attrs.h"
 #include "graph/ops/conv/factories.h"
 #include "graph/ops/shape/op_inputs.h"
@@ -25,6 +26,8 @@ class Conv final : public OpKernel {
   }
 
   void infer(InferContext& ctx) const override { infer_conv(ctx, attrs_, "Conv"); }
+
+  bool has_epilogue() const { return epilogue_ != nullptr; }
 
   void run(const OpRun& run) const override {
     ConvShapes s;
@@ -173,7 +176,7 @@ class Conv final : public OpKernel {
   }
 
   ConvAttrs attrs_;
-  std::unique_ptr<const FusedEpilogue> epilogue_;  // set by the conv-activation pass, else null
+  std::unique_ptr<const FusedEpilogue> epilogue_;  // set by conv-activation or elementwise-chain, else null
 };
 
 }  // namespace
@@ -186,6 +189,11 @@ std::unique_ptr<OpKernel> make_conv(const NodeInfo& node) {
 std::unique_ptr<OpKernel> make_conv_with_epilogue(const NodeInfo& node,
                                                   std::unique_ptr<const FusedEpilogue> epilogue) {
   return std::make_unique<Conv>(parse_conv_attrs(node, false), std::move(epilogue));
+}
+
+bool is_conv_without_epilogue(const OpKernel& kernel) {
+  const auto* conv = dynamic_cast<const Conv*>(&kernel);
+  return conv && !conv->has_epilogue();
 }
 
 }  // namespace onemodel::ops
