@@ -1,5 +1,6 @@
 #include "kernels/conv/conv_lowering.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -72,8 +73,12 @@ void im2col_run(const ConvGeometry& g, const float* x, int64_t channels, const S
               for (int64_t i = 0; i < count; ++i) dst[i] = src[ix + i * sw];
             }
           } else {
-            for (int64_t i = 0, col = ix; i < count; ++i, col += sw)
-              dst[i] = col >= 0 && col < in_w ? src[col] : 0.0f;
+            // Only columns [lo, hi) of the run lie inside the input row: a padding edge, or a narrow input.
+            const int64_t lo = std::min(count, ceil_div_nonneg(-ix, sw));
+            const int64_t hi = std::max(lo, std::min(count, ceil_div_nonneg(in_w - ix, sw)));
+            for (int64_t i = 0; i < lo; ++i) dst[i] = 0.0f;
+            for (int64_t i = lo, col = ix + lo * sw; i < hi; ++i, col += sw) dst[i] = src[col];
+            for (int64_t i = hi; i < count; ++i) dst[i] = 0.0f;
           }
         }
       }
