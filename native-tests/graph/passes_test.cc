@@ -246,6 +246,24 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
   }
 }
 
+TEST(GraphPasses, DepthwiseEpilogueRunsOnGroupsOfPlanesWithTheSameBits) {
+  // Planes of 260 x 260 outputs are each above the 64 Ki floats of a group, and the channel multiplier is 2:
+  // three groups of two planes, each followed by its epilogue.
+  const ConvCase c = {"depthwise-multiplier", 3, 6, 3, 260, 3, 1, 1, true};
+  const Tensor x = conv_input(c, true);
+  ModelBuilder relu = conv_model(c, 13);
+  relu.node("Relu", {"y0"}, {"z"}).output("z", DType::F32);
+  EXPECT_EQ(nodes_after_passes(relu, options(ExecutionMode::Exact)), 1u);
+  expect_same_bits_as_unfused(relu, x, "depthwise relu");
+  ModelBuilder chain = conv_model(c, 13);
+  chain.initializer("k", Tensor::from(std::vector<float>{0.5f}, {}))
+      .node("Sub", {"y0", "k"}, {"s"})
+      .node("Tanh", {"s"}, {"z"})
+      .output("z", DType::F32);
+  EXPECT_EQ(nodes_after_passes(chain, options(ExecutionMode::Exact)), 1u);
+  expect_same_bits_as_unfused(chain, x, "depthwise chain");
+}
+
 TEST(GraphPasses, ElementwiseChainNeedsScalarOperandsOfNoHigherRank) {
   const ConvCase& c = kConvs[1];
   // A per-channel operand and a scalar of rank 5 (which would widen the output) both stop the chain.
