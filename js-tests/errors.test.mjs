@@ -43,9 +43,9 @@ describe('session errors', () => {
     expect(error).toBeInstanceOf(OneModelError);
     expect(error.category).toBe('SessionError');
     expect(error.kind).toBe('UnsupportedOperator');
-    expect(error.operators).toEqual(['DeformConv (opset 22)', 'TfIdfVectorizer (opset 22)']);
+    expect(error.operators).toEqual(['DeformConv (opset 22)', 'ImageDecoder (opset 22)']);
     expect(error.message).toContain('DeformConv');
-    expect(error.message).toContain('TfIdfVectorizer');
+    expect(error.message).toContain('ImageDecoder');
   });
 
   test('an unknown input name, a wrong element type or a missing input: InvalidInput', async () => {

@@ -99,7 +99,9 @@ async function runCase(c, mode, kernels) {
   }
 }
 
-describe.each(['elementwise', 'shape', 'norms', 'recurrent', 'control', 'quant'])('oracle %s', (family) => {
+const families = ['elementwise', 'shape', 'norms', 'recurrent', 'control', 'quant', 'vision-signal'];
+
+describe.each(families)('oracle %s', (family) => {
   const doc = loadFamily(family);
   test('sampled cases match ONNX Runtime or the documented deviation', async () => {
     expect(doc.family).toBe(family);

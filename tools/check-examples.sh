@@ -70,9 +70,9 @@ check_exact_mode() {
 # The wave.onnx lines apply while Cos has a fast kernel and no exact one. Until this project has a Cos kernel the
 # load reports it missing instead, and those two lines are not checked.
 check_missing_operators() {
-  has_line "UnsupportedOperator: The model uses operators this library does not implement: DeformConv (opset 22), TfIdfVectorizer (opset 22)."
+  has_line "UnsupportedOperator: The model uses operators this library does not implement: DeformConv (opset 22), ImageDecoder (opset 22)."
   has_line "  missing: DeformConv (opset 22)"
-  has_line "  missing: TfIdfVectorizer (opset 22)"
+  has_line "  missing: ImageDecoder (opset 22)"
   if grep -Fxq "UnsupportedOperator: The model uses operators this library does not implement: Cos (opset 17)." <<<"$out"; then
     echo "  note: Cos has no kernel yet; the page's wave.onnx lines do not apply"
     return

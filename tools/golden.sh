@@ -10,7 +10,8 @@ golden=testdata/golden-exact.txt
 # The sample models and one graph per operator family (tools/models/make_golden_models.py).
 models=(examples/models/classifier examples/models/scorer examples/models/wide
   testdata/golden-models/elementwise testdata/golden-models/shape testdata/golden-models/norms
-  testdata/golden-models/int8)
+  testdata/golden-models/int8 testdata/golden-models/activations testdata/golden-models/indexing
+  testdata/golden-models/training testdata/golden-models/linalg testdata/golden-models/scatter10)
 # The real models of tools/real-models.tsv, on the inputs tools/oracle/real-models.mjs recorded (both in the cache).
 # A model recorded on several cases (docs/models.md) gives lines model/<name>/<case>/<output>, each case run alone
 # on its recorded inputs (a chained case on the state ONNX Runtime returned for the case before it).

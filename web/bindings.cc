@@ -143,6 +143,11 @@ class Handle {
           throw SessionError(SessionError::Kind::InvalidInput,
                              "input " + name + ": unsupported element type " + std::to_string(code));
         }
+        // A String element is a handle into memory, not bytes JavaScript could give or read.
+        if (code == static_cast<int>(onemodel::DType::String)) {
+          throw SessionError(SessionError::Kind::Unsupported,
+                             "input " + name + ": string tensors are not available from JavaScript yet");
+        }
         onemodel::Tensor tensor(static_cast<onemodel::DType>(code), dims_from(feed["dims"]));
         copy_in(feed["bytes"], tensor.raw(), tensor.byte_size(), "input '" + name + "'");
         inputs.push_back({std::move(name), std::move(tensor)});
@@ -152,6 +157,11 @@ class Handle {
       val out = val::array();
       for (size_t i = 0; i < results.size(); ++i) {
         const auto& tensor = results[i];
+        if (tensor.dtype() == onemodel::DType::String) {
+          throw SessionError(
+              SessionError::Kind::Unsupported,
+              "output " + std::to_string(i) + ": string tensors are not available from JavaScript yet");
+        }
         val entry = val::object();
         entry.set("dtype", static_cast<int>(tensor.dtype()));
         val dims = val::array();

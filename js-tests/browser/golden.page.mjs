@@ -14,7 +14,8 @@ export default async function run(post, { kernels = 'v128', realModels = [] } = 
   // The `models` list of tools/golden.sh, in its order.
   const models = ['examples/models/classifier', 'examples/models/scorer', 'examples/models/wide',
     'testdata/golden-models/elementwise', 'testdata/golden-models/shape', 'testdata/golden-models/norms',
-    'testdata/golden-models/int8'];
+    'testdata/golden-models/int8', 'testdata/golden-models/activations', 'testdata/golden-models/indexing',
+    'testdata/golden-models/training', 'testdata/golden-models/linalg', 'testdata/golden-models/scatter10'];
   for (const model of models) {
     for (const line of await exactHashLines(Session, `/${model}.onnx`, kernels)) {
       post(`model/${model.split('/').pop()}/${line}`);

@@ -7,6 +7,16 @@ function pattern(i) {
   return ((i * 7919 + 13) % 2001) - 1000;
 }
 
+// The integer types whose values fit a JS number, with their typed arrays.
+const smallIntArrays = {
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+};
+
 export function generatedInput(info) {
   const dims = info.dims === null ? [1] : info.dims.map((d) => (typeof d === 'number' ? d : 1));
   const count = dims.reduce((a, b) => a * b, 1);
@@ -18,11 +28,12 @@ export function generatedInput(info) {
       return new Tensor('float64', Float64Array.from({ length: count }, (_, i) => pattern(i) / 1000), dims);
     case 'int64':
       return new Tensor('int64', BigInt64Array.from(ints(BigInt)), dims);
-    case 'int32':
-      return new Tensor('int32', Int32Array.from(ints(Number)), dims);
+    case 'uint64':
+      return new Tensor('uint64', BigUint64Array.from(ints(BigInt)), dims);
     case 'bool':
       return new Tensor('bool', Uint8Array.from({ length: count }, (_, i) => i % 2), dims);
     default:
+      if (info.type in smallIntArrays) return new Tensor(info.type, smallIntArrays[info.type].from(ints(Number)), dims);
       throw new Error(`generatedInput: element type ${info.type} is not generated in JS yet`);
   }
 }

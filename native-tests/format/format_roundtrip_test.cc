@@ -94,6 +94,10 @@ std::vector<NamedTensor> case_inputs(const std::filesystem::path& dir, const Ses
       if (!is_stored_dtype(t.elem_type) || session.inputs()[k].kind != ValueKind::Tensor) {
         return generated_inputs(session);
       }
+      if (t.elem_type == static_cast<int32_t>(DType::String)) {
+        feeds.push_back({session.inputs()[k].name, Tensor::from_strings(t.strings, t.dims)});
+        continue;
+      }
       Tensor value(static_cast<DType>(t.elem_type), t.dims);
       if (!t.bytes.empty()) std::memcpy(value.raw(), t.bytes.data(), t.bytes.size());
       feeds.push_back({session.inputs()[k].name, std::move(value)});

@@ -61,7 +61,8 @@ inline std::vector<NamedTensor> generated_inputs(const Session& session) {
   return feeds;
 }
 
-// What running gives: the bytes of every output in order, or "error <kind>".
+// What running gives: the bytes of every output in order (a String output's hash, which reads its text), or
+// "error <kind>".
 inline std::vector<std::string> outcome(std::span<const std::byte> model, ExecutionMode mode,
                                         const std::vector<NamedTensor>* feeds = nullptr) {
   SessionOptions options;
@@ -72,6 +73,10 @@ inline std::vector<std::string> outcome(std::span<const std::byte> model, Execut
     std::vector<Tensor> outs = session.run(feeds ? *feeds : generated_inputs(session));
     std::vector<std::string> result;
     for (const Tensor& t : outs) {
+      if (t.dtype() == DType::String) {
+        result.push_back(output_hash(t));
+        continue;
+      }
       const auto b = t.bytes();
       result.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
     }

@@ -224,7 +224,7 @@ TEST(PackedValue, HostileFieldsAreNamed) {
       {0, {'X'}, "tag"},
       {4, {7}, "unknown kind"},
       {5, {1}, "padding"},
-      {8, {8}, "not stored"},                    // string elements
+      {8, {8}, "cannot be packed"},              // string elements: handles, not bytes
       {12, {0xFF, 0xFF, 0xFF, 0x7F}, "claims"},  // a count far beyond the bytes
       {12, {2}, "element 1"},                    // one record missing
       {16, {7}, "in a sequence of"},             // a record of another type

@@ -201,6 +201,7 @@ inline Tensor load_pb(const std::filesystem::path& path) {
   if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
   std::vector<std::shared_ptr<const void>> storage;
   ir::TensorData t = onnx::import_tensor(bytes, storage);
+  if (t.elem_type == static_cast<int32_t>(DType::String)) return Tensor::from_strings(t.strings, t.dims);
   Tensor out(static_cast<DType>(t.elem_type), t.dims);
   if (!t.bytes.empty()) std::memcpy(out.raw(), t.bytes.data(), t.bytes.size());
   return out;
@@ -214,6 +215,11 @@ inline std::string tolerance_difference(const Tensor& got, const Tensor& want) {
   const size_t n = static_cast<size_t>(want.size());
   for (size_t i = 0; i < n; ++i) {
     double g, w;
+    if (want.dtype() == DType::String) {
+      if (got.string(static_cast<int64_t>(i)) != want.string(static_cast<int64_t>(i)))
+        return "string " + std::to_string(i) + " differs";
+      continue;
+    }
     if (want.dtype() == DType::F32) {
       g = static_cast<const float*>(got.raw())[i];
       w = static_cast<const float*>(want.raw())[i];

@@ -180,9 +180,11 @@ TEST(ShapeOps, ConstantServesEveryValueForm) {
   EXPECT_TRUE(same_bytes(constant(Attr::i("value_int", -7), DType::I64), Tensor::from<int64_t>({-7}, {})));
   EXPECT_TRUE(same_bytes(constant(Attr::ints("value_ints", {3, -4, 5}), DType::I64),
                          Tensor::from<int64_t>({3, -4, 5}, {3})));
-  EXPECT_EQ(error_kind([] { constant(Attr::s("value_string", "hi"), DType::F32); }), Kind::Unsupported);
-  EXPECT_EQ(error_kind([] { constant(Attr::strings("value_strings", {"a"}), DType::F32); }),
-            Kind::Unsupported);
+  const Tensor hi = constant(Attr::s("value_string", "hi"), DType::String);
+  EXPECT_EQ(hi.shape(), std::vector<int64_t>{});
+  EXPECT_EQ(hi.strings(), std::vector<std::string>{"hi"});
+  EXPECT_EQ(constant(Attr::strings("value_strings", {"a", ""}), DType::String).strings(),
+            (std::vector<std::string>{"a", ""}));
 }
 
 // Python slice semantics of dims[start:end], the definition of Shape's start/end.

@@ -1,5 +1,8 @@
 #include "core/sha256.h"
 
+#include "core/string_elem.h"
+#include "onemodel/hash.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -107,6 +110,19 @@ std::string Sha256::hex() {
 std::string sha256_hex(std::span<const std::byte> data) {
   Sha256 h;
   h.update(data);
+  return h.hex();
+}
+
+std::string output_hash(const Tensor& t) {
+  if (t.dtype() != DType::String) return sha256_hex(t.bytes());
+  Sha256 h;
+  const auto* elems = static_cast<const StringElem*>(t.raw());
+  for (int64_t i = 0; i < t.size(); ++i) {
+    std::byte length[8];
+    for (int b = 0; b < 8; ++b) length[b] = static_cast<std::byte>(elems[i].size >> (8 * b));
+    h.update(length);
+    h.update(std::as_bytes(std::span<const char>(elems[i].data, static_cast<size_t>(elems[i].size))));
+  }
   return h.hex();
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/shape.h"
+#include "core/string_elem.h"
 #include "onemodel/error.h"
 #include "onemodel/tensor.h"
 
@@ -29,6 +30,8 @@ size_t dtype_size(DType t) {
     case DType::U64:
     case DType::F64:
       return 8;
+    case DType::String:
+      return sizeof(StringElem);
   }
   return 0;
 }
@@ -61,6 +64,8 @@ std::string_view dtype_name(DType t) {
       return "U64";
     case DType::BF16:
       return "BF16";
+    case DType::String:
+      return "String";
   }
   return "?";
 }
@@ -85,6 +90,7 @@ bool is_stored_dtype(int32_t code) {
     case 5:
     case 6:
     case 7:
+    case 8:
     case 9:
     case 10:
     case 11:
@@ -107,6 +113,56 @@ std::shared_ptr<std::byte> allocate_zeroed(size_t bytes) {
   return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
 }
 }  // namespace
+
+std::shared_ptr<std::byte> string_block(std::span<const std::string_view> values) {
+  const size_t handles = values.size() * sizeof(StringElem);
+  size_t text = 0;
+  for (std::string_view v : values) text += v.size();
+  std::shared_ptr<std::byte> block = allocate_zeroed(handles + text);
+  auto* elems = reinterpret_cast<StringElem*>(block.get());
+  char* out = reinterpret_cast<char*>(block.get() + handles);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].empty()) continue;  // the zero handle
+    std::memcpy(out, values[i].data(), values[i].size());
+    elems[i] = StringElem{out, values[i].size()};
+    out += values[i].size();
+  }
+  return block;
+}
+
+Tensor Tensor::from_strings(std::span<const std::string_view> values, std::vector<int64_t> shape) {
+  Tensor t;
+  t.dtype_ = DType::String;
+  t.shape_ = std::move(shape);
+  const std::string problem = shape_problem(t.shape_, sizeof(StringElem));
+  if (!problem.empty()) throw SessionError(SessionError::Kind::InvalidInput, "bad tensor shape: " + problem);
+  t.check_count(values.size());
+  t.storage_ = string_block(values);
+  return t;
+}
+
+Tensor Tensor::from_strings(const std::vector<std::string>& values, std::vector<int64_t> shape) {
+  const std::vector<std::string_view> views(values.begin(), values.end());
+  return from_strings(views, std::move(shape));
+}
+
+std::string_view Tensor::string(int64_t i) const {
+  check_type(DType::String);
+  if (i < 0 || i >= size()) {
+    throw SessionError(SessionError::Kind::InvalidInput,
+                       "string " + std::to_string(i) + " of a tensor of " + std::to_string(size()));
+  }
+  return static_cast<const StringElem*>(raw())[i].view();
+}
+
+std::vector<std::string> Tensor::strings() const {
+  check_type(DType::String);
+  const auto* elems = static_cast<const StringElem*>(raw());
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(size()));
+  for (int64_t i = 0; i < size(); ++i) out.emplace_back(elems[i].view());
+  return out;
+}
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
   std::string problem = shape_problem(shape_, dtype_size(dtype));

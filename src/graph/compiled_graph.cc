@@ -5,6 +5,7 @@
 
 #include "graph/half_adapter.h"
 #include "graph/passes/graph_pass.h"
+#include "graph/string_values.h"
 
 namespace onemodel {
 namespace {
@@ -114,6 +115,15 @@ const ir::TensorData* in_place_constant(const ir::Node& node) {
 // are never written.
 ConstTensor initializer_constant(const ir::TensorData& t, const std::shared_ptr<const ir::Model>& model) {
   const Shape shape = Shape::of(t.dims);
+  if (t.elem_type == static_cast<int32_t>(DType::String)) {
+    if (static_cast<int64_t>(t.strings.size()) != shape.count()) {
+      throw SessionError(SessionError::Kind::InvalidModel,
+                         "initializer '" + t.name + "' holds " + std::to_string(t.strings.size()) +
+                             " strings, expected " + std::to_string(shape.count()));
+    }
+    const std::vector<std::string_view> views(t.strings.begin(), t.strings.end());
+    return string_constant(views, shape);
+  }
   const TensorRef expected{static_cast<DType>(t.elem_type), shape, nullptr};
   if (expected.bytes() != t.bytes.size()) {
     throw SessionError(SessionError::Kind::InvalidModel,

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "graph/string_values.h"
+
 namespace onemodel {
 
 ConstTensor ConstTensor::allocate(DType dtype, const Shape& shape) {
@@ -23,8 +25,18 @@ ConstTensor ConstTensor::allocate(DType dtype, const Shape& shape) {
 void copy_to_output(const OpRun& run, size_t i, const TensorRef& src) {
   if (run.allocator != nullptr) {
     TensorRef& dst = run.allocator->allocate(i, src.dtype, src.shape);
-    if (src.bytes()) std::memcpy(dst.data, src.data, src.bytes());
+    if (src.dtype == DType::String) {
+      // The source's text may live in a body run that ends before this one.
+      copy_strings(*run.allocator, src.as<const StringElem>(), dst.as<StringElem>(), src.count());
+    } else if (src.bytes()) {
+      std::memcpy(dst.data, src.data, src.bytes());
+    }
     return;
+  }
+  if (src.dtype == DType::String) {
+    throw SessionError(SessionError::Kind::Unsupported,
+                       "a string value from a body goes to an output that is not data-dependent",
+                       run.node != nullptr ? run.node->display_name() : std::string());
   }
   const TensorRef& dst = run.outputs[i];
   if (dst.dtype != src.dtype || dst.shape != src.shape) {

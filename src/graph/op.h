@@ -99,8 +99,8 @@ class InferContext {
   virtual ThreadContext threads() const { return ThreadContext{1}; }
   // The outputs are known only once the node has run: it runs as data-dependent this time.
   virtual void outputs_known_after_run() { require_run_time_values(); }
-  // For a node that holds bodies: input i as a constant of the enclosing plan with the owner of its bytes, so a
-  // body can plan it as a constant; nullptr when it is not one.
+  // For a node that holds bodies: input i as a constant of the enclosing plan with the owner of its bytes, so
+  // a body can plan it as a constant; nullptr when it is not one.
   virtual const ConstTensor* input_constant(size_t) const { return nullptr; }
 };
 
@@ -132,10 +132,12 @@ struct OpRun {
    public:
     virtual ~OutputAllocator() = default;
     virtual TensorRef& allocate(size_t i, DType dtype, const Shape& shape) = 0;
+    // Bytes that live as long as the run's outputs: the text of String elements the kernel makes.
+    virtual char* allocate_text(size_t bytes) = 0;
   }* allocator = nullptr;
   const NodeInfo* node = nullptr;
-  // Nodes that hold bodies: per input, the enclosing plan's constant behind it (InferContext::input_constant),
-  // or nullptr; empty for other nodes.
+  // Nodes that hold bodies: per input, the enclosing plan's constant behind it
+  // (InferContext::input_constant), or nullptr; empty for other nodes.
   std::span<const ConstTensor* const> constants;
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i].data != nullptr; }
 };

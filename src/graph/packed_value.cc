@@ -32,6 +32,11 @@ int64_t load_i64(const std::byte* p) {
   throw SessionError(SessionError::Kind::InvalidInput, "packed value: " + problem);
 }
 
+// Records hold their elements' bytes: a String element's handle would point outside the value.
+bool packable(int32_t type) {
+  return is_stored_dtype(type) && type != static_cast<int32_t>(DType::String);
+}
+
 bool all_zero(std::span<const std::byte> bytes) {
   for (std::byte b : bytes) {
     if (b != std::byte{0}) return false;
@@ -111,7 +116,7 @@ class Reader {
     need(kSequenceHeaderBytes, "the sequence header");
     std::span<const std::byte> h = take(kSequenceHeaderBytes);
     const auto type = static_cast<int32_t>(load_u32(h.data()));
-    if (!is_stored_dtype(type)) invalid("sequence element type " + type_text(type) + " is not stored");
+    if (!packable(type)) invalid("sequence element type " + type_text(type) + " cannot be packed");
     const uint32_t count = load_u32(h.data() + 4);
     // Every record takes at least its 8-byte head: a count beyond that is refused before any walk.
     if (count > rest_.size() / kAlign) {
@@ -135,8 +140,8 @@ class Reader {
     std::span<const std::byte> head = take(8);
     const auto type = static_cast<int32_t>(load_u32(head.data()));
     const uint32_t rank = load_u32(head.data() + 4);
-    if (!is_stored_dtype(type)) {
-      invalid(label(element) + " has element type " + type_text(type) + ", which is not stored");
+    if (!packable(type)) {
+      invalid(label(element) + " has element type " + type_text(type) + ", which cannot be packed");
     }
     if (expected_type >= 0 && type != expected_type) {
       invalid(label(element) + " has element type " + type_text(type) + " in a sequence of " +
@@ -178,6 +183,9 @@ bool has_tag(const TensorRef& value) {
 }
 
 size_t record_size(DType dtype, const Shape& shape) {
+  if (!packable(static_cast<int32_t>(dtype)))
+    throw SessionError(SessionError::Kind::Unsupported,
+                       "sequences and optionals of strings are not supported");
   return 8 + 8 * static_cast<size_t>(shape.rank) +
          padded(static_cast<size_t>(shape.count()) * dtype_size(dtype));
 }

@@ -134,6 +134,7 @@ class RunState final : public OpRun::OutputAllocator {
     if (v >= 0) table[static_cast<size_t>(v)] = r;
     return r;
   }
+  char* allocate_text(size_t bytes) override { return static_cast<char*>(arena.allocate(bytes)); }
 };
 
 ExecutionPlan::ExecutionPlan(std::shared_ptr<const CompiledGraph> graph, std::span<const TensorRef> inputs,

@@ -7,6 +7,7 @@
 
 #include "graph/compiled_graph.h"
 #include "graph/plan.h"
+#include "graph/string_values.h"
 #include "onnx/onnx_reader.h"
 
 namespace onemodel {
@@ -171,6 +172,11 @@ size_t output_index(const CompiledGraph& graph, const std::string& name) {
 }
 
 void copy_out(const TensorRef& r, Tensor& dst) {
+  if (r.dtype == DType::String) {
+    // The text lives in the run or the plan: the caller's tensor gets its own copy, in a new block.
+    dst = Tensor::from_strings(string_views(r), r.shape.vec());
+    return;
+  }
   bool reusable = !dst.empty() && dst.dtype() == r.dtype &&
                   dst.shape().size() == static_cast<size_t>(r.shape.rank) &&
                   std::equal(dst.shape().begin(), dst.shape().end(), r.shape.dims.begin());

@@ -12,7 +12,7 @@ namespace {
 #if defined(__x86_64__) || defined(__i386__)
 
 struct X86Features {
-  bool sse41 = false, avx2_fma = false, avx512 = false;
+  bool sse41 = false, avx2_fma = false, avx512 = false, avx512_vnni = false;
 };
 
 bool bit(uint32_t reg, int index) {
@@ -43,6 +43,7 @@ X86Features detect() {
   f.avx2_fma = os_ymm && avx2 && fma;
   // Our AVX-512 path is also compiled with -mfma, so it needs the AVX2+FMA conditions too.
   f.avx512 = f.avx2_fma && os_zmm && avx512_f && avx512_dq && avx512_bw && avx512_vl;
+  f.avx512_vnni = f.avx512 && bit(ecx, 11);
   return f;
 }
 
@@ -80,6 +81,14 @@ bool cpu_supports(KernelPath path) {
 #endif
   }
   return false;
+}
+
+bool cpu_has_avx512_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  return features().avx512_vnni;
+#else
+  return false;
+#endif
 }
 
 }  // namespace onemodel

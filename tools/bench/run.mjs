@@ -23,8 +23,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ortNode from 'onnxruntime-node';
-import * as ortWeb from 'onnxruntime-web';
-import * as onemodelJs from 'onemodel';
 import { modelBytes, node, valueInfo } from '../../js-tests/helpers/onnx-writer.mjs';
 import { cacheRoot, generatedTensor, option, readNpy } from './common.mjs';
 
@@ -32,6 +30,9 @@ const models = option('--models', option('--model',
   'floor,det,cls,melspectrogram,wake-embedding,silero-vad-legacy,silero-vad-v5,transformer-encoder,' +
   'cnn,cnn-qdq,cnn-dynamic,encoder-fp32,encoder-dynamic,encoder-qdq')).split(',');
 const wasm = !process.argv.includes('--no-wasm');
+// The wasm engines are loaded only when used, so --no-wasm runs without a built npm package.
+const ortWeb = wasm ? await import('onnxruntime-web') : null;
+const onemodelJs = wasm ? await import('onemodel') : null;
 const memory = process.argv.includes('--memory');
 const threadCounts = option('--threads', '1,2').split(',').map(Number);
 const reps = Number(option('--reps', '3'));
@@ -157,7 +158,7 @@ function timeOnemodel(command, rec, mode, threads) {
 
 const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))[1];
 const flags = /flags\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))[1].split(' ');
-const isa = ['sse4_2', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512dq', 'avx512vnni'].filter((f) => flags.includes(f)).join(' ');
+const isa = ['sse4_2', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512dq', 'avx512_vnni'].filter((f) => flags.includes(f)).join(' ');
 const load = () => os.loadavg()[0].toFixed(2);
 console.log(`Machine: ${cpu}; ${isa}; ${os.cpus().length} logical CPUs; ${os.type()} ${os.release()}; Node ${process.versions.node}; ` +
   `onnxruntime-node/web 1.30.0; load before ${load()}`);
@@ -165,7 +166,7 @@ console.log(`Method: median of ${reps} repetitions of ~${seconds} s each; ratios
 console.log();
 console.log('| model | threads | engine | median ms | min–max ms | vs ORT native | vs ORT wasm | vs own fast | scaled error |');
 console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|');
-ortWeb.env.wasm.numThreads = 1;
+if (wasm) ortWeb.env.wasm.numThreads = 1;
 for (const model of models) {
   for (const rec of model === 'transformer-encoder' ? await encoderRecords() : [recorded(model)]) {
     const label = rec.label ?? model;

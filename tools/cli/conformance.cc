@@ -479,7 +479,11 @@ std::string compare(const std::string& name, const Tensor& got, const Tensor& wa
   size_t width = dtype_size(want.dtype());
   for (size_t i = 0; i < n; ++i) {
     bool ok;
-    if (is_floating(want.dtype())) {
+    if (want.dtype() == DType::String) {
+      const auto g = got.string(static_cast<int64_t>(i)), w = want.string(static_cast<int64_t>(i));
+      ok = g == w;
+      if (!ok && bad == 0) first_text = "got \"" + std::string(g) + "\", expected \"" + std::string(w) + "\"";
+    } else if (is_floating(want.dtype())) {
       double g = element_as_double(got, i), w = element_as_double(want, i);
       ok = g == w || (std::isnan(g) && std::isnan(w)) ||
            std::fabs(g - w) <= kAbsoluteTolerance + kRelativeTolerance * std::fabs(w);

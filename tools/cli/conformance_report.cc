@@ -48,12 +48,12 @@ constexpr const char* kMethod = R"(## Method
   compares every output. Each case runs in its own process with a time limit, so a crash or a hang is recorded
   as that case's `fail` and the run goes on.
 - **Tolerance.** Floating-point outputs (float16, bfloat16, float32, float64) match when every element has
-  `|got - want| <= 1e-7 + 1e-3 * |want|`, or both are NaN, or both are equal (infinities included). Integer
-  and boolean outputs must be equal. Shapes and element types must be equal. Sequence and optional outputs
+  `|got - want| <= 1e-7 + 1e-3 * |want|`, or both are NaN, or both are equal (infinities included). Integer,
+  boolean and string outputs must be equal. Shapes and element types must be equal. Sequence and optional outputs
   match when they hold the same kind of content and the same number of tensors, each matching as above.
 - **Statuses.** `unsupported-op`: the session reports `UnsupportedOperator`, or `Unsupported` for anything but
-  an element type. `unsupported-type`: an element type the tensor layer does not store (string, 4-bit, 8-bit
-  float, complex), or a map, a sparse tensor or a sequence or optional of those, which the C++ and JavaScript
+  an element type. `unsupported-type`: an element type the tensor layer does not store (4-bit, 8-bit float,
+  complex), or a map, a sparse tensor or a sequence or optional of those, which the C++ and JavaScript
   APIs do not pass.
   `not-exact`: `ExactModeUnavailable` in exact mode. `known-diff`: a failing case listed in the runner with
   its reason. Anything else that is not a pass is a `fail`, with the error or the first differing element as

@@ -74,6 +74,8 @@ Tensor generated_input(const TensorInfo& info) {
       for (int64_t i = 0; i < t.size(); ++i) b[i] = static_cast<uint8_t>(i % 2);
       break;
     }
+    case DType::String:
+      break;  // empty strings
   }
   return t;
 }
@@ -125,6 +127,12 @@ std::string preview_values(const Tensor& t, size_t count) {
       case DType::Bool:
         std::snprintf(buf, sizeof buf, "%s", static_cast<const uint8_t*>(t.raw())[i] ? "true" : "false");
         break;
+      case DType::String: {
+        const std::string_view text = t.string(static_cast<int64_t>(i));
+        std::snprintf(buf, sizeof buf, "\"%.*s\"", static_cast<int>(std::min<size_t>(text.size(), 40)),
+                      text.data());
+        break;
+      }
     }
     s += (i ? ", " : "") + std::string(buf);
   }

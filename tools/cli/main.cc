@@ -188,7 +188,7 @@ int run_command(const std::vector<std::string>& argv) {
     const std::string& name = session.outputs()[i].name;
     const Tensor& t = outputs[i];
     if (args.hash) {
-      std::printf("%s %s\n", name.c_str(), onemodel::sha256_hex(t.bytes()).c_str());
+      std::printf("%s %s\n", name.c_str(), onemodel::output_hash(t).c_str());
     } else {
       std::printf("%s %s %s: %s\n", name.c_str(), std::string(onemodel::dtype_name(t.dtype())).c_str(),
                   shape_text(t.shape()).c_str(), onemodel::cli::preview_values(t, 8).c_str());

@@ -104,6 +104,8 @@ Tensor tensor_from(const ir::TensorData& data) {
     throw SessionError(SessionError::Kind::Unsupported, "value '" + data.name + "' has element type " +
                                                             std::string(onnx_type_name(data.elem_type)));
   }
+  if (data.elem_type == static_cast<int32_t>(DType::String))
+    return Tensor::from_strings(data.strings, data.dims);
   Tensor tensor(static_cast<DType>(data.elem_type), data.dims);
   if (data.bytes.size() != tensor.byte_size()) {
     throw SessionError(SessionError::Kind::InvalidInput,

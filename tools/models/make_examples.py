@@ -73,12 +73,12 @@ def missing_operator_models(out_dir):
     # unsupported: two operators without a kernel. The cookbook saves it unchecked, and so do we.
     g = h.make_graph(
         [h.make_node("DeformConv", ["x", "w", "offset"], ["y"]),
-         h.make_node("TfIdfVectorizer", ["ids"], ["tfidf"], mode="TF", min_gram_length=1, max_gram_length=1,
-                     max_skip_count=0, ngram_counts=[0], ngram_indexes=[0], pool_int64s=[1])],
+         h.make_node("ImageDecoder", ["encoded"], ["image"], pixel_format="RGB")],
         "unsupported",
         [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 3, 3]), h.make_tensor_value_info("w", T.FLOAT, [1, 1, 2, 2]),
-         h.make_tensor_value_info("offset", T.FLOAT, [1, 8, 2, 2]), h.make_tensor_value_info("ids", T.INT64, [4])],
-        [h.make_tensor_value_info("y", T.FLOAT, None), h.make_tensor_value_info("tfidf", T.FLOAT, None)])
+         h.make_tensor_value_info("offset", T.FLOAT, [1, 8, 2, 2]),
+         h.make_tensor_value_info("encoded", T.UINT8, [16])],
+        [h.make_tensor_value_info("y", T.FLOAT, None), h.make_tensor_value_info("image", T.UINT8, None)])
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 22)], ir_version=10), out_dir, "unsupported.onnx",
          check=False)
 

@@ -10,15 +10,17 @@ from onnx import helper as h, TensorProto as T, numpy_helper as nh
 
 out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata", "golden-models")
 F = T.FLOAT
+TRAINING = "ai.onnx.preview.training"
 
 
 def const(name, values, dtype=np.float32):
     return nh.from_array(np.array(values, dtype=dtype), name)
 
 
-def save(name, nodes, inputs, outputs, initializers, opset=17):
+def save(name, nodes, inputs, outputs, initializers, opset=17, extra_opsets=()):
     g = h.make_graph(nodes, name, inputs, outputs, initializers)
-    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)], ir_version=8, producer_name="onemodel-golden")
+    opsets = [h.make_opsetid("", opset)] + [h.make_opsetid(d, v) for d, v in extra_opsets]
+    m = h.make_model(g, opset_imports=opsets, ir_version=8, producer_name="onemodel-golden")
     # Outputs are declared without shapes (the runtime infers them), which onnx.checker 1.12 refuses: not checked.
     onnx.save(m, os.path.join(out_dir, name + ".onnx"))
 
@@ -154,4 +156,163 @@ save("int8", [
     const("shape2c", [16, 195], np.int64), const("wi", q8([195, 12], U8), U8), const("zi", 118, U8),
     const("zwi", rng.integers(120, 136, 12), U8),
     const("wf", q8([56, 24], I8), I8), const("swf", 0.004), const("bf", np.linspace(-1.0, 1.0, 24))])
+
+# The graphs below cover the exact operators of issue 9, one output per operator (or per path of one) so that a
+# differing row names it. Generated floats lie in [-1, 1] and generated integers in 0..9 (docs/cli.md), so the
+# graphs scale them, round them to make ties and duplicates, and add special values where a path needs them.
+INF, NAN = np.inf, np.nan
+# 29 values: NaN, infinities, signed zeros, subnormals, values near 0 (expm1/log1p paths), the Shrink and
+# ThresholdedRelu boundaries, and magnitudes where exp overflows or underflows.
+specials = [NAN, INF, -INF, 0.0, -0.0, 1e-40, -1e-40, 1e-7, -1e-7, 1e-3, -1e-3, 0.5, -0.5, 0.2, -0.2, 0.3, -0.3,
+            20.0, -20.0, 50.0, -50.0, 88.0, -88.0, 100.0, -104.0, 3.4e38, -3.4e38, 15.9, -87.3]
+U32 = np.uint32
+
+# Activations and element tests: v = [4 x ; specials] feeds every activation; BitShift on uint32 and uint8 with
+# shifts below, at and above the element width; EyeLike off the diagonal.
+save("activations", [
+    h.make_node("Mul", ["x", "four"], ["x4"]),
+    h.make_node("Concat", ["x4", "specials"], ["v"], axis=0),
+    h.make_node("Elu", ["v"], ["elu"], alpha=0.7),
+    h.make_node("Celu", ["v"], ["celu"], alpha=1.3),
+    h.make_node("Selu", ["v"], ["selu"]),
+    h.make_node("Softplus", ["v"], ["softplus"]),
+    h.make_node("Softsign", ["v"], ["softsign"]),
+    h.make_node("Shrink", ["v"], ["shrink"], bias=0.2, lambd=0.5),
+    h.make_node("ThresholdedRelu", ["v"], ["thresholded_relu"], alpha=0.3),
+    h.make_node("IsNaN", ["v"], ["isnan"]),
+    h.make_node("IsInf", ["v"], ["isinf"], detect_positive=0),
+    h.make_node("BitShift", ["big", "xu"], ["shl"], direction="LEFT"),
+    h.make_node("BitShift", ["xu", "wide"], ["shr_wide"], direction="RIGHT"),
+    h.make_node("BitShift", ["xb", "wide8"], ["shl8"], direction="LEFT"),
+    h.make_node("EyeLike", ["x"], ["eye"], k=-1, dtype=T.INT32),
+], [h.make_tensor_value_info("x", F, [3, 29]), h.make_tensor_value_info("xu", T.UINT32, [2, 13]),
+    h.make_tensor_value_info("xb", T.UINT8, [11])],
+   [h.make_tensor_value_info(n, F, None) for n in
+    ["elu", "celu", "selu", "softplus", "softsign", "shrink", "thresholded_relu"]] +
+   [h.make_tensor_value_info(n, T.BOOL, None) for n in ["isnan", "isinf"]] +
+   [h.make_tensor_value_info(n, T.UINT32, None) for n in ["shl", "shr_wide"]] +
+   [h.make_tensor_value_info("shl8", T.UINT8, None), h.make_tensor_value_info("eye", T.INT32, None)],
+   [const("four", 4.0), const("specials", [specials]),
+    const("big", [0xFFFFFFFF, 0x80000001, 0x9E3779B9, 1, 0, 0x7FFFFFFF, 0x12345678, 0xDEADBEEF, 3, 0x40000000,
+                  0xFFFF, 0x10001, 0xCAFEF00D], U32),
+    const("wide", [0, 1, 2, 7, 8, 30, 31, 32, 33, 63, 64, 1000, 0xFFFFFFFF], U32),
+    const("wide8", [0, 1, 3, 6, 7, 8, 9, 31, 32, 200, 255], np.uint8)])
+
+# Indexing: ScatterElements with duplicate and negative indices under add and mul (the update order shows in the
+# bits) and without reduction; Compress along an axis and flattened; Unique sorted with its three index outputs
+# over rounded values with NaN and signed zeros, and unsorted over rows; ReverseSequence; DepthToSpace in both
+# modes and SpaceToDepth; MaxUnpool of MaxPool's indices, also re-based into a larger output_shape;
+# NonMaxSuppression with tied scores; TfIdfVectorizer over unigrams and skip-bigrams.
+save("indexing", [
+    h.make_node("ScatterElements", ["x", "sidx", "supd"], ["scatter_add"], axis=0, reduction="add"),
+    h.make_node("ScatterElements", ["x", "sidx", "supd"], ["scatter_mul"], axis=0, reduction="mul"),
+    h.make_node("ScatterElements", ["x", "sidx1", "supd1"], ["scatter_none"], axis=1),
+    h.make_node("Compress", ["x", "cond"], ["compress_axis"], axis=1),
+    h.make_node("Compress", ["x", "cond"], ["compress_flat"]),
+    h.make_node("Mul", ["x", "three"], ["x3"]),
+    h.make_node("Round", ["x3"], ["xr"]),
+    h.make_node("Reshape", ["xr", "flat"], ["xrf"]),
+    h.make_node("Concat", ["xrf", "uspecials"], ["uin"], axis=0),
+    h.make_node("Unique", ["uin"], ["unique", "unique_first", "unique_inverse", "unique_counts"], sorted=1),
+    h.make_node("Round", ["x"], ["xr1"]),
+    h.make_node("Concat", ["xr1", "xr1"], ["rows"], axis=0),
+    h.make_node("Unique", ["rows"], ["unique_rows"], axis=0, sorted=0),
+    h.make_node("ReverseSequence", ["t", "lens"], ["reverse_sequence"], batch_axis=1, time_axis=0),
+    h.make_node("DepthToSpace", ["d"], ["depth_to_space_dcr"], blocksize=2, mode="DCR"),
+    h.make_node("DepthToSpace", ["d"], ["depth_to_space_crd"], blocksize=2, mode="CRD"),
+    h.make_node("SpaceToDepth", ["depth_to_space_crd"], ["space_to_depth"], blocksize=2),
+    h.make_node("MaxPool", ["p"], ["pooled", "pool_idx"], kernel_shape=[2, 2], strides=[2, 2]),
+    h.make_node("MaxUnpool", ["pooled", "pool_idx"], ["max_unpool"], kernel_shape=[2, 2], strides=[2, 2]),
+    h.make_node("MaxUnpool", ["pooled", "pool_idx", "unpool_shape"], ["max_unpool_shape"], kernel_shape=[2, 2],
+                strides=[2, 2]),
+    h.make_node("Mul", ["s", "four"], ["s4"]),
+    h.make_node("Round", ["s4"], ["s4r"]),
+    h.make_node("Div", ["s4r", "four"], ["scores"]),
+    h.make_node("NonMaxSuppression", ["boxes", "scores", "max_boxes", "iou", "min_score"], ["nms"]),
+    h.make_node("TfIdfVectorizer", ["tokens"], ["tfidf"], mode="TFIDF", min_gram_length=1, max_gram_length=2,
+                max_skip_count=2, ngram_counts=[0, 3], ngram_indexes=[6, 0, 5, 1, 4, 2, 3],
+                pool_int64s=[2, 5, 9, 3, 2, 5, 3, 9, 6, 9, 9],
+                weights=[0.3, 1.7, 0.1, 2.2, 0.9, 1.3, 0.7]),
+], [h.make_tensor_value_info("x", F, [4, 6]), h.make_tensor_value_info("cond", T.BOOL, [5]),
+    h.make_tensor_value_info("t", F, [5, 3, 2]), h.make_tensor_value_info("lens", T.INT64, [3]),
+    h.make_tensor_value_info("d", F, [1, 8, 2, 3]), h.make_tensor_value_info("p", F, [1, 2, 4, 4]),
+    h.make_tensor_value_info("boxes", F, [1, 9, 4]), h.make_tensor_value_info("s", F, [1, 2, 9]),
+    h.make_tensor_value_info("tokens", T.INT64, [2, 12])],
+   [h.make_tensor_value_info(n, F, None) for n in
+    ["scatter_add", "scatter_mul", "scatter_none", "compress_axis", "compress_flat", "unique"]] +
+   [h.make_tensor_value_info(n, T.INT64, None) for n in ["unique_first", "unique_inverse", "unique_counts"]] +
+   [h.make_tensor_value_info(n, F, None) for n in
+    ["unique_rows", "reverse_sequence", "depth_to_space_dcr", "depth_to_space_crd", "space_to_depth",
+     "max_unpool", "max_unpool_shape"]] +
+   [h.make_tensor_value_info("nms", T.INT64, None), h.make_tensor_value_info("tfidf", F, None)],
+   [const("sidx", [[0, 3, 1, 0, 2, -1], [0, -4, 1, 3, 2, 3], [-4, 0, 1, 0, 2, -1]], np.int64),
+    const("supd", [[0.1, 0.7, 1.3, -0.3, 2.9, 0.6], [0.2, 1.1, -1.7, 0.9, 0.3, 1.9],
+                   [0.3, -0.9, 0.1, 3.7, -0.7, 0.7]]),
+    const("sidx1", [[5, 0, -3], [1, 2, 0], [-1, 3, 4], [0, 4, 1]], np.int64),
+    const("supd1", [[9.5, -8.25, 7.0], [6.5, -5.5, 4.25], [3.0, -2.5, 1.75], [0.5, -0.25, 11.0]]),
+    const("three", 3.0), const("four", 4.0), const("flat", [-1], np.int64),
+    const("uspecials", [NAN, -0.0, 0.0, INF, NAN, -INF, -0.0, 2.0]),
+    const("unpool_shape", [1, 2, 5, 5], np.int64),
+    const("max_boxes", [4], np.int64), const("iou", [0.3]), const("min_score", [-0.6])])
+
+# Training arithmetic: BatchNormalization in training mode (batch statistics and running statistics),
+# MeanVarianceNormalization over the default and non-contiguous axes, NegativeLogLikelihoodLoss with class
+# weights and ignore_index (mean, and none), and the preview-training optimizers Adagrad, Momentum (Nesterov) and
+# Adam (two tensors at once, step 7, so the powers of alpha and beta are taken).
+save("training", [
+    h.make_node("BatchNormalization", ["x", "bn_scale", "bn_bias", "bn_mean", "bn_var"],
+                ["batch_norm", "batch_norm_mean", "batch_norm_var"], training_mode=1, momentum=0.8, epsilon=1e-3),
+    h.make_node("MeanVarianceNormalization", ["x"], ["mvn"]),
+    h.make_node("MeanVarianceNormalization", ["x"], ["mvn_axes13"], axes=[1, 3]),
+    h.make_node("LogSoftmax", ["logits"], ["logp"], axis=1),
+    h.make_node("NegativeLogLikelihoodLoss", ["logp", "target", "class_weight"], ["nll_mean"], ignore_index=3),
+    h.make_node("NegativeLogLikelihoodLoss", ["logp", "target"], ["nll_none"], reduction="none", ignore_index=7),
+    h.make_node("Mul", ["w", "grad_scale"], ["g"]),
+    h.make_node("Mul", ["w", "w"], ["w2"]),
+    h.make_node("Mul", ["q", "q"], ["q2"]),
+    h.make_node("Adagrad", ["rate", "step5", "w", "g", "w2"], ["adagrad_x", "adagrad_h"], domain=TRAINING,
+                decay_factor=0.1, epsilon=1e-6, norm_coefficient=0.01),
+    h.make_node("Momentum", ["rate", "step5", "w", "g", "w"], ["momentum_x", "momentum_v"], domain=TRAINING,
+                alpha=0.9, beta=0.7, mode="nesterov", norm_coefficient=0.02),
+    h.make_node("Adam", ["rate", "step7", "w", "q", "g", "q", "w", "q2", "w2", "q2"],
+                ["adam_x1", "adam_x2", "adam_v1", "adam_v2", "adam_h1", "adam_h2"], domain=TRAINING,
+                alpha=0.85, beta=0.95, epsilon=1e-5, norm_coefficient=0.03, norm_coefficient_post=0.001),
+], [h.make_tensor_value_info("x", F, [2, 3, 5, 4]), h.make_tensor_value_info("logits", F, [3, 10, 4]),
+    h.make_tensor_value_info("target", T.INT64, [3, 4]), h.make_tensor_value_info("w", F, [9]),
+    h.make_tensor_value_info("q", F, [2, 5])],
+   [h.make_tensor_value_info(n, F, None) for n in
+    ["batch_norm", "batch_norm_mean", "batch_norm_var", "mvn", "mvn_axes13", "nll_mean", "nll_none", "adagrad_x",
+     "adagrad_h", "momentum_x", "momentum_v", "adam_x1", "adam_x2", "adam_v1", "adam_v2", "adam_h1", "adam_h2"]],
+   [const("bn_scale", [0.5, 1.25, -0.75]), const("bn_bias", [0.1, -0.2, 0.3]), const("bn_mean", [0.05, -0.1, 0.2]),
+    const("bn_var", [0.9, 1.1, 0.3]), const("class_weight", np.linspace(0.3, 2.1, 10)),
+    const("grad_scale", np.linspace(-1.3, 0.7, 9)), const("rate", 0.1), const("step5", 5, np.int64),
+    const("step7", 7, np.int64)], extra_opsets=[(TRAINING, 1)])
+
+# Linear algebra: Det by pivoted LU on generated matrices plus fixed noise (generated rows are nearly linearly
+# dependent) and on small integer matrices (tied pivots, a singular one), Einsum as a batched product, a batched
+# trace (repeated label) and an outer product with an ellipsis.
+linalg_rng = np.random.default_rng(9)
+save("linalg", [
+    h.make_node("Add", ["m", "m_noise"], ["mn"]),
+    h.make_node("Det", ["mn"], ["det"]),
+    h.make_node("Mul", ["n", "two"], ["n2"]),
+    h.make_node("Round", ["n2"], ["nr"]),
+    h.make_node("Add", ["nr", "n_ints"], ["ni"]),
+    h.make_node("Det", ["ni"], ["det_integer"]),
+    h.make_node("Einsum", ["m", "k"], ["einsum_bmm"], equation="bij,bjk->bik"),
+    h.make_node("Einsum", ["m"], ["einsum_trace"], equation="bii->b"),
+    h.make_node("Einsum", ["k", "e"], ["einsum_outer"], equation="...i,j->...ij"),
+], [h.make_tensor_value_info("m", F, [3, 4, 4]), h.make_tensor_value_info("n", F, [4, 3, 3]),
+    h.make_tensor_value_info("k", F, [3, 4, 5]), h.make_tensor_value_info("e", F, [3])],
+   [h.make_tensor_value_info(n, F, None) for n in
+    ["det", "det_integer", "einsum_bmm", "einsum_trace", "einsum_outer"]],
+   [const("two", 2.0), const("m_noise", linalg_rng.normal(size=[3, 4, 4])),
+    const("n_ints", [[[1, 2, -3], [-1, 0, 1], [1, 1, 0]], [[2, -1, 0], [-2, 1, 3], [0, 2, 2]],
+                     [[1, 1, 1], [1, 1, 1], [0, 1, 2]], [[0, 3, -3], [3, 0, 1], [-3, 1, 0]]])])
+
+# Scatter exists in opsets 9 and 10 only (ScatterElements replaced it), hence a graph of its own.
+save("scatter10", [
+    h.make_node("Scatter", ["x", "idx", "upd"], ["scatter"], axis=1),
+], [h.make_tensor_value_info("x", F, [3, 5])], [h.make_tensor_value_info("scatter", F, None)],
+   [const("idx", [[4, 0, 2], [1, 3, 0]], np.int64), const("upd", [[1.5, -2.5, 3.5], [-4.5, 5.5, -6.5]])], opset=10)
 print("ok")

@@ -25,7 +25,7 @@ std::span<const OpDef> quant_defs();        // src/graph/ops/quant/ (QuantizeLin
 std::span<const OpDef> int8_defs();         // src/graph/ops/int8/ (MatMulInteger, ConvInteger, QLinear*, ...)
 std::span<const OpDef> loss_defs();         // src/graph/ops/loss/ (NegativeLogLikelihoodLoss, SoftmaxCE)
 std::span<const OpDef> signal_defs();       // src/graph/ops/signal/ (DFT, STFT, windows, MelWeightMatrix)
-std::span<const OpDef> text_defs();         // src/graph/ops/text/ (TfIdfVectorizer)
+std::span<const OpDef> text_defs();         // src/graph/ops/text/ (TfIdfVectorizer, StringNormalizer)
 std::span<const OpDef> training_defs();     // src/graph/ops/training/ (Adagrad, Momentum, Adam)
 std::span<const OpDef> random_defs();       // src/graph/ops/random/ (Bernoulli, RandomUniform, ...)
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "graph/passes/graph_pass.h"
+#include "graph/string_values.h"
 
 namespace onemodel::passes {
 namespace {
@@ -71,9 +72,14 @@ std::vector<ConstTensor> fold(const PassGraph& g, const CompiledNode& node, bool
   if (node.kernel->view_of_input && node.outputs.size() == 1 && !inputs.empty() && inputs[0].data) {
     const TensorRef& out = ctx.outputs_[0];
     if (out.bytes() != inputs[0].bytes()) return {};
-    ConstTensor copy = ConstTensor::allocate(out.dtype, out.shape);
-    if (out.bytes() > 0) std::memcpy(copy.ref.data, inputs[0].data, out.bytes());
-    ctx.constants_[0] = std::move(copy);
+    if (out.dtype == DType::String) {
+      // The source constant may be dropped once nothing reads it: the copy takes the text too.
+      ctx.constants_[0] = string_constant(string_views(inputs[0]), out.shape);
+    } else {
+      ConstTensor copy = ConstTensor::allocate(out.dtype, out.shape);
+      if (out.bytes() > 0) std::memcpy(copy.ref.data, inputs[0].data, out.bytes());
+      ctx.constants_[0] = std::move(copy);
+    }
   }
   for (const ConstTensor& c : ctx.constants_) {
     if (!c.storage) return {};

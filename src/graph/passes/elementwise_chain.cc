@@ -149,7 +149,8 @@ class ChainEpilogue final : public ops::FusedEpilogue {
 };
 
 bool chain_op(const CompiledNode& n) {
-  if (!(n.ir->domain.empty() || n.ir->domain == "ai.onnx") || n.outputs.size() != 1) return false;
+  if (!(n.ir->domain.empty() || n.ir->domain == "ai.onnx") || n.outputs.size() != 1 || legacy_form(n))
+    return false;
   if (n.inputs.empty() || n.inputs.size() > kMaxOperands) return false;
   return std::find(std::begin(kChainOps), std::end(kChainOps), n.ir->op_type) != std::end(kChainOps);
 }

@@ -43,7 +43,13 @@ class PassGraph {
 };
 
 // True when n is the standard-domain operator `type` (the passes never match other domains' namesakes).
+// The opset 1-6 forms whose operand layout differs from the modern one (legacy_form) never match: the
+// passes are written against the modern semantics.
 bool is_onnx_op(const CompiledNode& n, std::string_view type);
+// True for the opset 1-6 Add, Sub, Mul, Div, Pow, the comparisons and logic operators, PRelu and Gemm, whose
+// second operand or C is laid out by broadcast and axis attributes
+// (src/graph/ops/elementwise/legacy_broadcast.h).
+bool legacy_form(const CompiledNode& n);
 
 struct GraphPass {
   std::string_view name;

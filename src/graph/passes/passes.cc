@@ -31,7 +31,15 @@ std::vector<int32_t> PassGraph::producers(size_t node_count) const {
 }
 
 bool is_onnx_op(const CompiledNode& n, std::string_view type) {
-  return n.ir->op_type == type && (n.ir->domain.empty() || n.ir->domain == "ai.onnx");
+  return n.ir->op_type == type && (n.ir->domain.empty() || n.ir->domain == "ai.onnx") && !legacy_form(n);
+}
+
+bool legacy_form(const CompiledNode& n) {
+  constexpr std::string_view kLegacyLayouts[] = {"Add",     "Sub", "Mul", "Div", "Pow",   "Equal", "Less",
+                                                 "Greater", "And", "Or",  "Xor", "PRelu", "Gemm"};
+  if (n.ir->opset >= 7 || !(n.ir->domain.empty() || n.ir->domain == "ai.onnx")) return false;
+  return std::find(std::begin(kLegacyLayouts), std::end(kLegacyLayouts), n.ir->op_type) !=
+         std::end(kLegacyLayouts);
 }
 
 std::vector<int32_t> PassGraph::reader_counts() const {

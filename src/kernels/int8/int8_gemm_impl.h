@@ -29,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "kernels/cpu.h"
 #include "kernels/int8/int8_output.h"
 #include "kernels/kernel_table.h"
 #include "threading/parallel_for.h"
@@ -80,12 +81,15 @@ inline int32_t int8_load_pair(const int16_t* p) {
 }
 
 #if defined(__AVX512BW__)
-// 12 x 32: B widened to int16 in registers, vpmaddwd per pair, 24 zmm accumulators.
-template <>
-struct Int8PairDot<KernelPath::Avx512> {
+// 12 x 32: B widened to int16 in registers, 24 zmm accumulators. `PairAdd` adds the pair products of two
+// int16 vectors to an accumulator: vpmaddwd then vpaddd, or VNNI's vpdpwssd, which does both in one
+// instruction with the same wrapping int32 sum (its saturating twin is vpdpwssds).
+template <class PairAdd>
+struct Int8Avx512Dot {
   static constexpr int mr = 12, nr = 32, group = 2;
   using AElem = int16_t;
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+  __attribute__((always_inline)) static inline void body(int64_t pairs, const int16_t* a, const int8_t* b,
+                                                         int32_t* acc, int64_t ld, bool first) {
     __m512i t[mr][2];
 #pragma GCC unroll 12
     for (int r = 0; r < mr; ++r) {
@@ -99,14 +103,42 @@ struct Int8PairDot<KernelPath::Avx512> {
 #pragma GCC unroll 12
       for (int r = 0; r < mr; ++r) {
         const __m512i av = _mm512_set1_epi32(int8_load_pair(a + 2 * r));
-        t[r][0] = _mm512_add_epi32(t[r][0], _mm512_madd_epi16(av, b0));
-        t[r][1] = _mm512_add_epi32(t[r][1], _mm512_madd_epi16(av, b1));
+        t[r][0] = PairAdd::apply(t[r][0], av, b0);
+        t[r][1] = PairAdd::apply(t[r][1], av, b1);
       }
     }
 #pragma GCC unroll 12
     for (int r = 0; r < mr; ++r) {
       for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
     }
+  }
+};
+
+struct Int8MaddAdd {
+  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
+  }
+};
+
+template <>
+struct Int8PairDot<KernelPath::Avx512> : Int8Avx512Dot<Int8MaddAdd> {
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    body(pairs, a, b, acc, ld, first);
+  }
+};
+
+// The VNNI form, only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>). Written as assembly: the
+// path is compiled without VNNI, and a target attribute could not reach the shared loop above.
+struct Int8Dpwssd {
+  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+    return acc;
+  }
+};
+
+struct Int8VnniDot : Int8Avx512Dot<Int8Dpwssd> {
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    body(pairs, a, b, acc, ld, first);
   }
 };
 #endif
@@ -301,6 +333,7 @@ struct Int8GemmCore {
             ? 0
             : static_cast<size_t>(round_up(static_cast<int64_t>(packed_b_bytes(args.k, args.n)), kAlign));
     return static_cast<size_t>(kAlign) + b + packed_a_bytes(args.m, args.k) +
+           static_cast<size_t>(round_up(padded_input_bytes(args), kAlign)) +
            static_cast<size_t>(thread_slots(threads)) * slot_bytes();
   }
 
@@ -336,9 +369,16 @@ struct Int8GemmCore {
       b_data = p;
       p += round_up(static_cast<int64_t>(packed_b_bytes(args.k, args.n)), kAlign);
     }
+    Int8GemmArgs a_args = args;
+    Int8ConvA padded;
+    if (padded_input_bytes(args) > 0) {
+      padded = pad_input(args, p);
+      a_args.a = p, a_args.conv = &padded;
+      p += round_up(padded_input_bytes(args), kAlign);
+    }
     std::byte* a_data = p;
     p += packed_a_bytes(args.m, args.k);
-    const auto pack_a_body = [&](int64_t block) { pack_a_block(args, a_data, block); };
+    const auto pack_a_body = [&](int64_t block) { pack_a_block(a_args, a_data, block); };
     parallel_for(threads, ceil_div(args.m, kMC), pack_a_body,
                  kNsPerPacked * static_cast<double>(args.m) * static_cast<double>(args.k));
     run_tiles(args, a_data, b_data, p, threads);
@@ -469,54 +509,101 @@ struct Int8GemmCore {
     }
   }
 
+  // The input extent a convolution's windows cover, from -pad_top / -pad_left: out_h x out_w windows.
+  static int64_t covered_h(const Int8GemmArgs& args) {
+    const Int8ConvA& g = *args.conv;
+    const int64_t out_h = g.out_w > 0 ? ceil_div(args.m, g.out_w) : 0;
+    return (out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
+  }
+  static int64_t covered_w(const Int8GemmArgs& args) {
+    const Int8ConvA& g = *args.conv;
+    return (g.out_w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
+  }
+
+  // Bytes of the padded copy of a convolution's input, 0 when every window lies inside the input.
+  static int64_t padded_input_bytes(const Int8GemmArgs& args) {
+    if (args.conv == nullptr || args.m <= 0) return 0;
+    const Int8ConvA& g = *args.conv;
+    const int64_t taps = g.kernel_h * g.kernel_w, h = covered_h(args), w = covered_w(args);
+    const bool inside =
+        g.pad_top <= 0 && g.pad_left <= 0 && h - g.pad_top <= g.in_h && w - g.pad_left <= g.in_w;
+    return inside || taps <= 0 ? 0 : args.k / taps * h * w;
+  }
+
+  // Copies the covered part of the input to `dst`, the taps outside it holding A's zero point (which adds
+  // nothing), and returns the geometry of the copy: no padding, so every panel reads without bounds checks.
+  static Int8ConvA pad_input(const Int8GemmArgs& args, std::byte* dst) {
+    const Int8ConvA& g = *args.conv;
+    const int64_t h = covered_h(args), w = covered_w(args), channels = args.k / (g.kernel_h * g.kernel_w);
+    const uint8_t zero = args.a_zero != nullptr ? *static_cast<const uint8_t*>(args.a_zero) : 0;
+    const int64_t x0 = g.pad_left < 0 ? 0 : g.pad_left;  // first copied column of a padded row
+    const int64_t x1 = w < g.in_w + g.pad_left ? w : g.in_w + g.pad_left;
+    const auto* x = static_cast<const uint8_t*>(args.a);
+    auto* out = reinterpret_cast<uint8_t*>(dst);
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t y = 0; y < h; ++y, out += w) {
+        const int64_t iy = y - g.pad_top;
+        if (iy < 0 || iy >= g.in_h || x1 <= x0) {
+          std::memset(out, zero, static_cast<size_t>(w));
+          continue;
+        }
+        std::memset(out, zero, static_cast<size_t>(x0));
+        std::memcpy(out + x0, x + (c * g.in_h + iy) * g.in_w + (x0 - g.pad_left),
+                    static_cast<size_t>(x1 - x0));
+        std::memset(out + x1, zero, static_cast<size_t>(w - x1));
+      }
+    }
+    Int8ConvA padded = g;
+    padded.in_h = h, padded.in_w = w, padded.pad_top = 0, padded.pad_left = 0;
+    return padded;
+  }
+
   // Rows i0 .. i0 + rows - 1 of the im2col matrix (output pixels), im2col fused into the packing: k walks
   // (channel, kernel row, kernel column) incrementally, every row reading its tap at a fixed offset from
-  // its window's corner; a tap outside the input reads A's zero point. A panel whose windows all lie inside
-  // the input skips the bounds checks.
+  // its window's corner. Every window lies inside the input (gemm pads a copy of it otherwise). A run of k
+  // is gathered as raw bytes in the panel's order first; one plain pass then shifts, widens and sums them,
+  // which the compiler vectorises (the gather itself cannot be).
   static void pack_conv_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
                               uint32_t* sum) {
     const Int8ConvA& g = *args.conv;
     const uint8_t flip = args.a_signed ? 0 : 0x80;
-    const auto pad = static_cast<AElem>(zero_shifted(args.a_zero, args.a_signed, false, 0));
-    const int64_t plane = g.in_h * g.in_w, taps = g.kernel_h * g.kernel_w;
-    const int64_t channels = taps > 0 ? args.k / taps : 0;
-    const int64_t span_h = (g.kernel_h - 1) * g.dilation_h, span_w = (g.kernel_w - 1) * g.dilation_w;
-    int64_t top[kMR], left[kMR], corner[kMR];
-    bool inside = true;
+    int64_t corner[kMR];
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
-      top[r] = i / g.out_w * g.stride_h - g.pad_top;
-      left[r] = i % g.out_w * g.stride_w - g.pad_left;
-      corner[r] = top[r] * g.in_w + left[r];
-      inside = inside && top[r] >= 0 && top[r] + span_h < g.in_h && left[r] >= 0 && left[r] + span_w < g.in_w;
+      corner[r] = (i / g.out_w * g.stride_h - g.pad_top) * g.in_w + i % g.out_w * g.stride_w - g.pad_left;
     }
-    const auto* x = static_cast<const uint8_t*>(args.a);
-    int64_t p = 0;
-    for (int64_t c = 0; c < channels; ++c) {
-      const uint8_t* channel = x + c * plane;
-      for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-        const int64_t dy = kh * g.dilation_h;
-        for (int64_t kw = 0; kw < g.kernel_w; ++kw, ++p) {
-          const int64_t dx = kw * g.dilation_w;
-          AElem* dst = panel + slot(p);
-          const uint8_t* tap = channel + dy * g.in_w + dx;
-          if (inside) {
-            for (int64_t r = 0; r < rows; ++r) {
-              const AElem v = shifted_byte(tap[corner[r]], flip);
-              dst[kG * r] = v;
-              sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
-            }
-          } else {
-            for (int64_t r = 0; r < rows; ++r) {
-              const int64_t ih = top[r] + dy, iw = left[r] + dx;
-              const bool in = ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w;
-              const AElem v = in ? shifted_byte(tap[corner[r]], flip) : pad;
-              dst[kG * r] = v;
-              sum[r] += static_cast<uint32_t>(static_cast<int32_t>(v));
-            }
-          }
+    const auto* channel = static_cast<const uint8_t*>(args.a);
+    int64_t kh = 0, kw = 0;  // the tap of the next k, in `channel`
+    uint8_t raw[kRun * kMR];
+    uint32_t group_sum[kG * kMR] = {};
+    for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
+      const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, groups = ceil_div(len, kG);
+      // `flip` reads as 0 in the shifted domain: padding rows and a ragged last group add nothing.
+      std::memset(raw, flip, static_cast<size_t>(groups * kG * kMR));
+      for (int64_t t = 0; t < len; ++t) {
+        uint8_t* dst = raw + t / kG * kG * kMR + t % kG;
+        const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
+        if (rows == kMR) {  // a constant trip count: unrolled without a test per row
+          for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
+        } else {
+          for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
+        }
+        if (++kw == g.kernel_w) {
+          kw = 0;
+          if (++kh == g.kernel_h) kh = 0, channel += g.in_h * g.in_w;
         }
       }
+      AElem* dst = panel + slot(p0);
+      for (int64_t q = 0; q < groups; ++q) {
+        for (int64_t j = 0; j < kG * kMR; ++j) {
+          const AElem v = shifted_byte(raw[q * kG * kMR + j], flip);
+          dst[q * kG * kMR + j] = v;
+          group_sum[j] += static_cast<uint32_t>(static_cast<int32_t>(v));
+        }
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t e = 0; e < kG; ++e) sum[r] += group_sum[kG * r + e];
     }
   }
 
@@ -569,7 +656,10 @@ struct Int8GemmCore {
     uint32_t zb[kNC];
     for (int64_t j = 0; j < cols; ++j)
       zb[j] = static_cast<uint32_t>(zero_shifted(args.b_zero, args.b_signed, args.b_zero_per_col, j0 + j));
+    // Integer outputs by columns are converted along the tile's rows (vectorised across the columns) and then
+    // written transposed; a float output by columns converts column by column.
     const bool by_columns = args.c_row == 1 && args.c_col != 1;
+    const bool integers = args.epilogue != Int8Epilogue::Float;
     for (int64_t i = 0; i < rows; ++i) {
       const auto za =
           static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i));
@@ -579,9 +669,16 @@ struct Int8GemmCore {
         y[j] = static_cast<int32_t>(static_cast<uint32_t>(y[j]) - za * static_cast<uint32_t>(col_sum[j]) -
                                     zb[j] * rs);
       }
-      if (!by_columns) output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
+      if (!by_columns)
+        output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
+      else if (integers)
+        output.convert_integers(y, cols, j0, true);
     }
     if (!by_columns) return;
+    if (integers) {
+      output.write_integers_transposed(acc, kNC, rows, cols, i0 + j0 * args.c_col, args.c_col);
+      return;
+    }
     int32_t column[kMC];
     for (int64_t j = 0; j < cols; ++j) {
       for (int64_t i = 0; i < rows; ++i) column[i] = acc[i * kNC + j];
@@ -606,11 +703,50 @@ struct Int8GemmCore {
 template <KernelPath P>
 struct Int8GemmImpl : Int8GemmCore<Int8PairDot<P>> {};
 
+// A path with two microkernels: `Extended` where the CPU has its instructions (`has`, decided once per
+// process), else `Plain`. Every entry follows the same choice, so a weight packed at session creation is read
+// by the kernel it was packed for even when the two pack differently. Both give the same integers, hence the
+// same bits.
+template <class Plain, class Extended, bool (*has)()>
+struct Int8GemmChoice {
+  static size_t packed_b_bytes(int64_t k, int64_t n) {
+    return has() ? Extended::packed_b_bytes(k, n) : Plain::packed_b_bytes(k, n);
+  }
+  static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
+    return has() ? Extended::scratch_bytes(args, b_packed, threads)
+                 : Plain::scratch_bytes(args, b_packed, threads);
+  }
+  static void pack_b(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
+                     void* packed) {
+    if (has())
+      Extended::pack_b(b, b_signed, b_row, b_col, k, n, packed);
+    else
+      Plain::pack_b(b, b_signed, b_row, b_col, k, n, packed);
+  }
+  static void gemm(const Int8GemmArgs& args, const Int8PackedB* packed_b, void* scratch,
+                   const ThreadContext& threads) {
+    if (has())
+      Extended::gemm(args, packed_b, scratch, threads);
+    else
+      Plain::gemm(args, packed_b, scratch, threads);
+  }
+};
+
+#if defined(__AVX512BW__)
+// The AVX-512 path takes vpdpwssd where the CPU has AVX512-VNNI (same tile and packed layout).
+inline bool int8_has_vnni() {
+  static const bool has = cpu_has_avx512_vnni();
+  return has;
+}
+
+template <>
+struct Int8GemmImpl<KernelPath::Avx512> : Int8GemmChoice<Int8GemmCore<Int8PairDot<KernelPath::Avx512>>,
+                                                         Int8GemmCore<Int8VnniDot>, int8_has_vnni> {};
+#endif
+
 #if defined(__aarch64__)
 // arm64's 128-bit path takes the dot-product kernel where the CPU has it (Linux: HWCAP_ASIMDDP), else the
-// vmlal pair kernel. The two pack differently, so the choice is made once per process and every entry
-// follows it: a weight packed at session creation is always read by the kernel it was packed for. Both give
-// the same integers, hence the same bits.
+// vmlal pair kernel; the two pack differently.
 inline bool int8_has_dotprod() {
 #if defined(__linux__) && defined(HWCAP_ASIMDDP)
   static const bool has = (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
@@ -621,31 +757,8 @@ inline bool int8_has_dotprod() {
 }
 
 template <>
-struct Int8GemmImpl<KernelPath::V128> {
-  using Pair = Int8GemmCore<Int8PairDot<KernelPath::V128>>;
-  using Sdot = Int8GemmCore<Int8SdotDot>;
-  static size_t packed_b_bytes(int64_t k, int64_t n) {
-    return int8_has_dotprod() ? Sdot::packed_b_bytes(k, n) : Pair::packed_b_bytes(k, n);
-  }
-  static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
-    return int8_has_dotprod() ? Sdot::scratch_bytes(args, b_packed, threads)
-                              : Pair::scratch_bytes(args, b_packed, threads);
-  }
-  static void pack_b(const void* b, bool b_signed, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
-                     void* packed) {
-    if (int8_has_dotprod())
-      Sdot::pack_b(b, b_signed, b_row, b_col, k, n, packed);
-    else
-      Pair::pack_b(b, b_signed, b_row, b_col, k, n, packed);
-  }
-  static void gemm(const Int8GemmArgs& args, const Int8PackedB* packed_b, void* scratch,
-                   const ThreadContext& threads) {
-    if (int8_has_dotprod())
-      Sdot::gemm(args, packed_b, scratch, threads);
-    else
-      Pair::gemm(args, packed_b, scratch, threads);
-  }
-};
+struct Int8GemmImpl<KernelPath::V128> : Int8GemmChoice<Int8GemmCore<Int8PairDot<KernelPath::V128>>,
+                                                       Int8GemmCore<Int8SdotDot>, int8_has_dotprod> {};
 #endif
 
 }  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE

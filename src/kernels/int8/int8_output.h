@@ -39,50 +39,88 @@ struct Int8Output {
   // column). Loops are branch-free per element so that each path's compiler vectorises them.
   void store_run(int32_t* y, int64_t c_base, int64_t step, int64_t count, int64_t col0,
                  bool across_columns) const {
-    if (bias_i32 != nullptr && epilogue != Int8Epilogue::Float) {
+    if (epilogue != Int8Epilogue::Float) {
+      convert_integers(y, count, col0, across_columns);
+      with_integer_output([&](auto* out) { write(out + c_base, step, y, count); });
+      return;
+    }
+    // Float.
+    float* out = static_cast<float*>(c) + c_base;
+    const float* s = scale + (scale_per_col ? col0 : 0);
+    const float* bias = bias_f32 != nullptr ? bias_f32 + (bias_per_col ? col0 : 0) : nullptr;
+    const bool scale_runs = scale_per_col && across_columns, bias_runs = bias_per_col && across_columns;
+    // A block at a time, one plain loop per step (the parameters hoisted when they do not vary), so that
+    // each loop vectorises; every value still sees float(acc) * scale, then + bias, in that order. A
+    // contiguous output is computed in place (a copy from a buffer would become a slow small memcpy).
+    constexpr int64_t kBlock = 64;
+    float buffer[kBlock];
+    for (int64_t t0 = 0; t0 < count; t0 += kBlock) {
+      const int64_t len = count - t0 < kBlock ? count - t0 : kBlock;
+      const int32_t* acc = y + t0;
+      float* v = step == 1 ? out + t0 : buffer;
+      if (scale_runs) {
+        for (int64_t t = 0; t < len; ++t) v[t] = static_cast<float>(acc[t]) * s[t0 + t];
+      } else {
+        const float s0 = s[0];
+        for (int64_t t = 0; t < len; ++t) v[t] = static_cast<float>(acc[t]) * s0;
+      }
+      if (bias != nullptr && bias_runs) {
+        for (int64_t t = 0; t < len; ++t) v[t] = v[t] + bias[t0 + t];
+      } else if (bias != nullptr) {
+        const float b0 = bias[0];
+        for (int64_t t = 0; t < len; ++t) v[t] = v[t] + b0;
+      }
+      if (exact) {
+        for (int64_t t = 0; t < len; ++t) v[t] = v[t] != v[t] ? canonical_nan() : v[t];
+      }
+      if (step != 1) {
+        for (int64_t t = 0; t < len; ++t) out[(t0 + t) * step] = v[t];
+      }
+    }
+  }
+
+  // Int32 and Requantize: y[0 .. count) (parameters as in store_run) becomes the integers to store.
+  void convert_integers(int32_t* y, int64_t count, int64_t col0, bool across_columns) const {
+    if (bias_i32 != nullptr) {
       const int32_t* bias = bias_i32 + (bias_per_col ? col0 : 0);
-      const int64_t bias_step = bias_per_col && across_columns ? 1 : 0;
-      for (int64_t t = 0; t < count; ++t) {
-        y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + static_cast<uint32_t>(bias[t * bias_step]));
+      if (bias_per_col && across_columns) {
+        for (int64_t t = 0; t < count; ++t)
+          y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + static_cast<uint32_t>(bias[t]));
+      } else {
+        const auto b0 = static_cast<uint32_t>(bias[0]);
+        for (int64_t t = 0; t < count; ++t) y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + b0);
       }
     }
-    switch (epilogue) {
-      case Int8Epilogue::Int32:
-        write(static_cast<int32_t*>(c) + c_base, step, y, count);
-        return;
-      case Int8Epilogue::Requantize: {
-        const float lowest = y_signed ? -128.0f : 0.0f, highest = y_signed ? 127.0f : 255.0f;
-        const auto zp = static_cast<float>(y_zero);
-        const float* m = mult + (mult_per_col ? col0 : 0);
-        if (mult_per_col && across_columns) {
-          for (int64_t t = 0; t < count; ++t)
-            y[t] = requantize(static_cast<float>(y[t]) * m[t], zp, lowest, highest);
-        } else {
-          const float m0 = m[0];
-          for (int64_t t = 0; t < count; ++t)
-            y[t] = requantize(static_cast<float>(y[t]) * m0, zp, lowest, highest);
-        }
-        if (y_signed)
-          write(static_cast<int8_t*>(c) + c_base, step, y, count);
-        else
-          write(static_cast<uint8_t*>(c) + c_base, step, y, count);
-        return;
-      }
-      case Int8Epilogue::Float: {
-        float* out = static_cast<float*>(c) + c_base;
-        const float* s = scale + (scale_per_col ? col0 : 0);
-        const int64_t scale_step = scale_per_col && across_columns ? 1 : 0;
-        const float* bias = bias_f32 != nullptr ? bias_f32 + (bias_per_col ? col0 : 0) : nullptr;
-        const int64_t bias_step = bias_per_col && across_columns ? 1 : 0;
-        for (int64_t t = 0; t < count; ++t) {
-          float v = static_cast<float>(y[t]) * s[t * scale_step];
-          if (bias != nullptr) v = v + bias[t * bias_step];
-          if (exact && v != v) v = canonical_nan();
-          out[t * step] = v;
-        }
-        return;
-      }
+    if (epilogue != Int8Epilogue::Requantize) return;
+    const float lowest = y_signed ? -128.0f : 0.0f, highest = y_signed ? 127.0f : 255.0f;
+    const auto zp = static_cast<float>(y_zero);
+    const float* m = mult + (mult_per_col ? col0 : 0);
+    if (mult_per_col && across_columns) {
+      for (int64_t t = 0; t < count; ++t)
+        y[t] = requantize(static_cast<float>(y[t]) * m[t], zp, lowest, highest);
+    } else {
+      const float m0 = m[0];
+      for (int64_t t = 0; t < count; ++t)
+        y[t] = requantize(static_cast<float>(y[t]) * m0, zp, lowest, highest);
     }
+  }
+
+  // Int32 and Requantize: value (i, j) of a converted rows x cols tile (row stride ld) goes to element
+  // c_base + j * col_step + i, a column at a time (a channel-major output: each column is a run in memory).
+  void write_integers_transposed(const int32_t* y, int64_t ld, int64_t rows, int64_t cols, int64_t c_base,
+                                 int64_t col_step) const {
+    with_integer_output([&](auto* out) { write_transposed(out + c_base, col_step, y, ld, rows, cols); });
+  }
+
+  // fn(c as a pointer to the stored integer type) for Int32 and Requantize.
+  template <class F>
+  void with_integer_output(const F& fn) const {
+    if (epilogue == Int8Epilogue::Int32)
+      fn(static_cast<int32_t*>(c));
+    else if (y_signed)
+      fn(static_cast<int8_t*>(c));
+    else
+      fn(static_cast<uint8_t*>(c));
   }
 
   static float canonical_nan() {
@@ -90,6 +128,15 @@ struct Int8Output {
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
+  }
+
+  // out[j * col_step + i] = y[i * ld + j] narrowed to T, a column at a time.
+  template <class T>
+  static void write_transposed(T* out, int64_t col_step, const int32_t* y, int64_t ld, int64_t rows,
+                               int64_t cols) {
+    for (int64_t j = 0; j < cols; ++j) {
+      for (int64_t i = 0; i < rows; ++i) out[j * col_step + i] = static_cast<T>(y[i * ld + j]);
+    }
   }
 
   // out[t * step] = y[t] narrowed to T (y holds values T represents).

@@ -12,4 +12,5 @@ constexpr std::string_view kPathName = "avx2";
 }  // namespace onemodel::paths
 
 #define ONEMODEL_PATH_TABLE avx2_table
+#define ONEMODEL_PATH_QUANTIZE_TABLE avx2_quantize_table
 #include "kernels/paths/instantiate.inc"

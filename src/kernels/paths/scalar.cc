@@ -12,4 +12,5 @@ constexpr std::string_view kPathName = "scalar";
 }  // namespace onemodel::paths
 
 #define ONEMODEL_PATH_TABLE scalar_table
+#define ONEMODEL_PATH_QUANTIZE_TABLE scalar_quantize_table
 #include "kernels/paths/instantiate.inc"

@@ -19,4 +19,5 @@ constexpr std::string_view kPathName = "v128";
 }  // namespace onemodel::paths
 
 #define ONEMODEL_PATH_TABLE v128_table
+#define ONEMODEL_PATH_QUANTIZE_TABLE v128_quantize_table
 #include "kernels/paths/instantiate.inc"

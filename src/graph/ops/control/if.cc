@@ -18,7 +18,8 @@ class If final : public OpKernel {
 
   // With the condition known (a plan-time constant, or the real value in a run) and the branch's plan fixing
   // every output, the node is shaped like any other, so what follows it can be planned and prepared;
-  // otherwise its outputs are allocated as the branch finishes.
+  // otherwise its outputs are allocated as the branch finishes. So are string outputs, whose text the
+  // branch's run holds and copy_to_output copies into this run.
   void infer(InferContext& ctx) const override {
     const TensorRef* cond = ctx.input_value(0);
     if (cond == nullptr) return ctx.require_run_time_values();
@@ -28,7 +29,8 @@ class If final : public OpKernel {
     if (plan == nullptr) return ctx.require_run_time_values();
     std::vector<std::pair<DType, Shape>> outputs(ctx.num_outputs());
     for (size_t i = 0; i < outputs.size(); ++i) {
-      if (!plan->fixed_output(i, outputs[i].first, outputs[i].second)) return ctx.outputs_known_after_run();
+      if (!plan->fixed_output(i, outputs[i].first, outputs[i].second) || outputs[i].first == DType::String)
+        return ctx.outputs_known_after_run();
     }
     for (size_t i = 0; i < outputs.size(); ++i) ctx.set_output(i, outputs[i].first, outputs[i].second);
   }

@@ -28,6 +28,9 @@ void ValueBuffer::reserve(size_t bytes) {
 }
 
 std::byte* ValueBuffer::reset(DType dtype, const Shape& shape) {
+  // A string's text lives in the body run it came from, which may end before the buffer does.
+  if (dtype == DType::String)
+    throw SessionError(SessionError::Kind::Unsupported, "string values carried or stacked by Loop or Scan");
   const TensorRef wanted{dtype, shape, nullptr};
   size_ = 0;
   reserve(wanted.bytes());
@@ -47,6 +50,9 @@ TensorRef ValueBuffer::ref() const {
 }
 
 void ValueBuffer::append_slice(const TensorRef& slice, const std::string& node) {
+  if (slice.dtype == DType::String)
+    throw SessionError(SessionError::Kind::Unsupported, "string values carried or stacked by Loop or Scan",
+                       node);
   if (!has_slice_) {
     dtype_ = slice.dtype;
     shape_ = slice.shape;

@@ -3,6 +3,9 @@
 // the other integers and bool through int64. So a conversion is one widening per source type plus one
 // narrowing per target type and intermediate, not one loop per pair. f32 to and from the 16-bit floats skips
 // the intermediate, and exact mode rewrites float-to-float NaN results to the canonical NaN afterwards.
+// Strings read as numbers (to float32 directly, to the other types through double) and numbers print as text
+// with the locale-free forms of text/number_text.h; a Cast to strings runs as data-dependent, since the
+// text it writes lives in the run (graph/string_values.h).
 #include "graph/ops/elementwise/cast.h"
 
 #include <algorithm>
@@ -15,6 +18,8 @@
 #include "graph/ops/elementwise/common.h"
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/elementwise/factories.h"
+#include "graph/ops/text/number_text.h"
+#include "graph/string_values.h"
 
 namespace onemodel::ops {
 namespace {
@@ -149,12 +154,76 @@ bool convert_half_directly(DType from, const std::byte* src, DType to, std::byte
 using WidenFn = void (*)(const std::byte*, WideChunk&, int64_t);
 using NarrowFn = void (*)(WideChunk&, std::byte*, int64_t);
 
+// Strings to numbers: float32 straight from the text, every other type through double and Cast's rules.
+void cast_from_strings(const std::byte* src, DType to, std::byte* dst, int64_t count, bool exact) {
+  const auto* text = reinterpret_cast<const StringElem*>(src);
+  if (to == DType::F32) {
+    auto* out = reinterpret_cast<float*>(dst);
+    for (int64_t i = 0; i < count; ++i) out[i] = parse_float(text[i].view());
+    return;
+  }
+  double wide[kCastChunk];
+  const size_t to_size = dtype_size(to);
+  for (int64_t i = 0; i < count; i += kCastChunk) {
+    const int64_t n = std::min(kCastChunk, count - i);
+    for (int64_t j = 0; j < n; ++j) wide[j] = parse_double(text[i + j].view());
+    cast_elements(DType::F64, reinterpret_cast<const std::byte*>(wide), to,
+                  dst + static_cast<size_t>(i) * to_size, n, exact);
+  }
+}
+
+// The element types a Cast to strings prints.
+bool prints_as_text(DType from) {
+  return visit_dtype(from, [](auto e) {
+    using E = decltype(e);
+    return E::dtype == DType::F32 || E::dtype == DType::F64 || is_integer_elem<E>;
+  });
+}
+
+void cast_to_strings(const OpRun& run) {
+  const TensorRef& x = run.inputs[0];
+  TensorRef& y = run.allocator->allocate(0, DType::String, x.shape);
+  auto* out = y.as<StringElem>();
+  visit_dtype(x.dtype, [&](auto e) {
+    using E = decltype(e);
+    const auto* in = x.as<const typename E::Stored>();
+    if constexpr (E::dtype == DType::F32 || E::dtype == DType::F64 || is_integer_elem<E>) {
+      for (int64_t i = 0; i < x.count(); ++i) {
+        std::string text;
+        if constexpr (E::dtype == DType::F32)
+          text = float_text(in[i]);
+        else if constexpr (E::dtype == DType::F64)
+          text = double_text(in[i]);
+        else if constexpr (std::is_unsigned_v<typename E::Stored>)
+          text = unsigned_text(in[i]);
+        else
+          text = integer_text(in[i]);
+        out[i] = make_string(*run.allocator, text);
+      }
+    }
+  });
+}
+
+// Cast and CastLike to `to`: a Cast to strings is shaped once it has run, since it writes text.
+void infer_cast(InferContext& ctx, DType to) {
+  const DType from = ctx.input_dtype(0);
+  if (to == DType::String && from != DType::String) {
+    if (!prints_as_text(from)) {
+      ctx.node().unsupported(ctx.node().node().op_type + ": casting " + std::string(dtype_name(from)) +
+                             " to strings is not supported");
+    }
+    ctx.outputs_known_after_run();
+    return;
+  }
+  ctx.set_output(0, to, ctx.input_shape(0));
+}
+
 class Cast final : public OpKernel {
  public:
   explicit Cast(DType to) : to_(to) { supports_exact = true; }
 
-  void infer(InferContext& ctx) const override { ctx.set_output(0, to_, ctx.input_shape(0)); }
-  void run(const OpRun& run) const override { run_cast(run); }
+  void infer(InferContext& ctx) const override { infer_cast(ctx, to_); }
+  void run(const OpRun& run) const override { run_cast(run, to_); }
 
  private:
   DType to_;
@@ -165,8 +234,8 @@ class CastLike final : public OpKernel {
  public:
   CastLike() { supports_exact = true; }
 
-  void infer(InferContext& ctx) const override { ctx.set_output(0, ctx.input_dtype(1), ctx.input_shape(0)); }
-  void run(const OpRun& run) const override { run_cast(run); }
+  void infer(InferContext& ctx) const override { infer_cast(ctx, ctx.input_dtype(1)); }
+  void run(const OpRun& run) const override { run_cast(run, run.inputs[1].dtype); }
 };
 
 }  // namespace
@@ -176,6 +245,11 @@ void cast_elements(DType from, const std::byte* src, DType to, std::byte* dst, i
   if (from == to) {
     std::memcpy(dst, src, static_cast<size_t>(count) * dtype_size(from));
     return;
+  }
+  if (from == DType::String) return cast_from_strings(src, to, dst, count, exact);
+  if (to == DType::String) {
+    throw SessionError(SessionError::Kind::Unsupported,
+                       "numbers become strings only in Cast and CastLike, which keep the text in the run");
   }
   if (!convert_half_directly(from, src, to, dst, static_cast<size_t>(count))) {
     WidenFn widen_fn = nullptr;
@@ -206,7 +280,8 @@ void cast_elements(DType from, const std::byte* src, DType to, std::byte* dst, i
   }
 }
 
-void run_cast(const OpRun& run) {
+void run_cast(const OpRun& run, DType to) {
+  if (to == DType::String && run.inputs[0].dtype != DType::String) return cast_to_strings(run);
   const TensorRef& x = run.inputs[0];
   const TensorRef& y = run.outputs[0];
   const size_t from_size = dtype_size(x.dtype), to_size = dtype_size(y.dtype);

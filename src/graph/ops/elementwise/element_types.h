@@ -162,7 +162,11 @@ decltype(auto) visit_dtype(DType t, F&& f) {
       return f(U64Elem{});
     case DType::Bool:
       return f(BoolElem{});
+    case DType::String:
+      break;
   }
+  if (t == DType::String)
+    throw SessionError(SessionError::Kind::Unsupported, "this operator does not take string elements");
   throw SessionError(SessionError::Kind::InvalidInput,
                      "element type code " + std::to_string(static_cast<int>(t)) + " is not stored");
 }

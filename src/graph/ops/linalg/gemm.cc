@@ -1,7 +1,8 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C with op = optional transpose and C broadcast to (M, N). The
 // product is the plain GEMM; the epilogue is separate multiplies and an add, (alpha * prod) + (beta * C), in
 // both modes, so the modes differ only where the product does. A multiply by exactly 1 is skipped (it cannot
-// change a non-NaN value).
+// change a non-NaN value). Before opset 7, C is broadcast only when the node sets broadcast = 1, and must
+// otherwise be (M, N).
 #include <string>
 
 #include "graph/ops/linalg/factories.h"
@@ -13,8 +14,8 @@ namespace {
 
 class Gemm final : public OpKernel {
  public:
-  Gemm(bool trans_a, bool trans_b, float alpha, float beta)
-      : trans_a_(trans_a), trans_b_(trans_b), alpha_(alpha), beta_(beta) {
+  Gemm(bool trans_a, bool trans_b, float alpha, float beta, bool c_full)
+      : trans_a_(trans_a), trans_b_(trans_b), c_full_(c_full), alpha_(alpha), beta_(beta) {
     supports_exact = true;
   }
 
@@ -35,6 +36,9 @@ class Gemm final : public OpKernel {
     if (ctx.has_input(2)) {
       const Shape& c = ctx.input_shape(2);
       const int64_t want[2] = {d.m, d.n};
+      if (c_full_ && c != Shape{d.m, d.n})
+        ctx.fail("C of shape " + c.str() + " is not [" + std::to_string(d.m) + "," + std::to_string(d.n) +
+                 "] and the node does not set broadcast = 1");
       bool ok = c.rank <= 2;
       for (int i = 0; ok && i < c.rank; ++i) {
         const int64_t extent = c[i], target = want[2 - c.rank + i];
@@ -135,7 +139,7 @@ class Gemm final : public OpKernel {
     }
   }
 
-  bool trans_a_, trans_b_;
+  bool trans_a_, trans_b_, c_full_;
   float alpha_, beta_;
 };
 
@@ -143,8 +147,9 @@ class Gemm final : public OpKernel {
 
 std::unique_ptr<OpKernel> make_gemm(const NodeInfo& node) {
   require_inputs(node, 2, 3);
+  const bool c_full = node.opset() < 7 && node.get_int("broadcast", 0) == 0;
   return std::make_unique<Gemm>(node.get_int("transA", 0) != 0, node.get_int("transB", 0) != 0,
-                                node.get_float("alpha", 1.0f), node.get_float("beta", 1.0f));
+                                node.get_float("alpha", 1.0f), node.get_float("beta", 1.0f), c_full);
 }
 
 }  // namespace onemodel::ops

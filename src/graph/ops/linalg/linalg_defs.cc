@@ -5,8 +5,8 @@ namespace onemodel::ops {
 
 std::span<const OpDef> linalg_defs() {
   static const OpDef defs[] = {
-      {"MatMul", 7, kLatestOpset, make_matmul},
-      {"Gemm", 7, kLatestOpset, make_gemm},
+      {"MatMul", 1, kLatestOpset, make_matmul},
+      {"Gemm", 1, kLatestOpset, make_gemm},
       {"Det", 11, kLatestOpset, make_det},
       {"Einsum", 12, kLatestOpset, make_einsum},
   };

@@ -10,7 +10,7 @@ std::span<const OpDef> norm_defs() {
       {"Hardmax", 1, kLatestOpset, make_hardmax},
       {"LayerNormalization", 17, kLatestOpset, make_layer_norm},
       {"RMSNormalization", 23, kLatestOpset, make_rms_norm},
-      {"InstanceNormalization", 6, kLatestOpset, make_instance_norm},
+      {"InstanceNormalization", 1, kLatestOpset, make_instance_norm},
       {"GroupNormalization", 18, kLatestOpset, make_group_norm},
       {"MeanVarianceNormalization", 9, kLatestOpset, make_mean_variance_norm},
       {"LRN", 1, kLatestOpset, make_lrn},

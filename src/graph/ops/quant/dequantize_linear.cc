@@ -2,6 +2,7 @@
 // axis, for uint8, int8, uint16, int16 and int32 x. The output has the scale's type (float32, or from opset
 // 19 float16/bfloat16, rounded once from the float32 product). Blocked dequantization is not served. A node
 // with constant inputs is folded at plan time by the runtime like any other.
+#include <cmath>
 #include <string>
 #include <type_traits>
 
@@ -9,6 +10,7 @@
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/quant/factories.h"
 #include "graph/ops/quant/quant_common.h"
+#include "kernels/int8/quantize_kernels.h"
 
 namespace onemodel::ops {
 namespace {
@@ -46,12 +48,16 @@ class DequantizeLinear final : public OpKernel {
   }
 
  private:
+  static auto float_loop(const QuantizeKernels& kernels, const uint8_t*) { return kernels.from_u8; }
+  static auto float_loop(const QuantizeKernels& kernels, const int8_t*) { return kernels.from_i8; }
+
   template <class X>
   void dequantize(const OpRun& run) const {
     const TensorRef& scale = run.inputs[1];
     const X* x = run.inputs[0].as<const X>();
     const TensorRef& y = run.outputs[0];
     const quant::ChannelLayout layout = quant::channel_layout(run.inputs[0].shape, axis_, scale.count());
+    const QuantizeKernels& kernels = *quantize_kernels(run.kernels->path);  // 8-bit x to float32
     quant::for_each_channel_run(run, layout, 0.5, [&](int64_t begin, int64_t end, int64_t c) {
       const float s = quant::scale_at(scale, c);
       // The difference is exact (in 32 bits for the 8- and 16-bit types, where it is also exact as a float;
@@ -74,6 +80,14 @@ class DequantizeLinear final : public OpKernel {
         }
         default: {
           float* out = y.as<float>();
+          const auto count = static_cast<size_t>(end - begin);
+          // A finite scale cannot make a NaN, so the path's loop needs no canonicalisation.
+          if constexpr (std::is_same_v<X, uint8_t> || std::is_same_v<X, int8_t>) {
+            if (std::isfinite(s)) {
+              float_loop(kernels, x)(x + begin, static_cast<int32_t>(zp), s, out + begin, count);
+              break;
+            }
+          }
           for (int64_t i = begin; i < end; ++i) out[i] = value(i);
           break;
         }

@@ -9,6 +9,7 @@
 #include "graph/ops/elementwise/element_types.h"
 #include "graph/ops/quant/factories.h"
 #include "graph/ops/quant/quant_common.h"
+#include "kernels/int8/quantize_kernels.h"
 
 namespace onemodel::ops {
 namespace {
@@ -27,40 +28,17 @@ class DynamicQuantizeLinear final : public OpKernel {
   void run(const OpRun& run) const override {
     const float* x = run.inputs[0].as<const float>();
     const int64_t n = run.inputs[0].count();
-    // Minimum and maximum are exact whatever the order: starting at 0 puts 0 in the range, a NaN fails both
-    // comparisons, and lo (hi) only ever holds +0 or negative (positive) values, so no two candidates compare
-    // equal with different bits. Lanes side by side let the loop vectorise.
-    constexpr int64_t kLanes = 16;
-    float lo_lane[kLanes] = {}, hi_lane[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int64_t l = 0; l < kLanes; ++l) {
-        const float v = x[i + l];
-        lo_lane[l] = select_value(v < lo_lane[l], v, lo_lane[l]);  // bit blends: the loop vectorises
-        hi_lane[l] = select_value(v > hi_lane[l], v, hi_lane[l]);
-      }
-    }
+    const QuantizeKernels& kernels = *quantize_kernels(run.kernels->path);
     float lo = 0.0f, hi = 0.0f;
-    for (int64_t l = 0; l < kLanes; ++l) {
-      lo = lo_lane[l] < lo ? lo_lane[l] : lo;
-      hi = hi_lane[l] > hi ? hi_lane[l] : hi;
-    }
-    for (; i < n; ++i) {
-      lo = x[i] < lo ? x[i] : lo;
-      hi = x[i] > hi ? x[i] : hi;
-    }
+    kernels.range(x, static_cast<size_t>(n), &lo, &hi);
     const float scale = lo == hi ? 1.0f : (hi - lo) / 255.0f;
     const float shift = 0.0f - lo / scale;
     const uint8_t zero_point =
         shift != shift ? uint8_t{255} : quant::quantize_value<uint8_t>(shift, 1.0f, 0.0f);
     uint8_t* y = run.outputs[0].as<uint8_t>();
     const auto zp = static_cast<float>(zero_point);
-    for_each_chunk(run.threads, n, 1.0, [x, y, scale, zp](int64_t begin, int64_t end) {
-      // Locals, so the byte stores cannot alias the captured values and the loop vectorises.
-      const float* in = x;
-      uint8_t* out = y;
-      const float s = scale, z = zp;
-      for (int64_t i = begin; i < end; ++i) out[i] = quant::quantize_value<uint8_t>(in[i], s, z);
+    for_each_chunk(run.threads, n, 1.0, [&](int64_t begin, int64_t end) {
+      kernels.to_u8(x + begin, scale, zp, y + begin, static_cast<size_t>(end - begin));
     });
     *run.outputs[1].as<float>() = canonicalize(scale);
     *run.outputs[2].as<uint8_t>() = zero_point;

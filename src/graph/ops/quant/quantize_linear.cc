@@ -5,10 +5,12 @@
 // not served; blocked quantization (`block_size`) is not served either.
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "core/half.h"
 #include "graph/ops/quant/factories.h"
 #include "graph/ops/quant/quant_common.h"
+#include "kernels/int8/quantize_kernels.h"
 
 namespace onemodel::ops {
 namespace {
@@ -60,6 +62,7 @@ class QuantizeLinear final : public OpKernel {
     const TensorRef& scale = run.inputs[1];
     Q* y = run.outputs[0].as<Q>();
     const quant::ChannelLayout layout = quant::channel_layout(x.shape, axis_, scale.count());
+    const QuantizeKernels& kernels = *quantize_kernels(run.kernels->path);  // the 8-bit outputs of float32
     quant::for_each_channel_run(run, layout, 1.0, [&](int64_t begin, int64_t end, int64_t c) {
       const float s = quant::scale_at(scale, c);
       const auto zp = static_cast<float>(quant::zero_point_at(run, 2, c));
@@ -68,7 +71,13 @@ class QuantizeLinear final : public OpKernel {
       switch (x.dtype) {
         case DType::F32: {
           const float* in = x.as<const float>();
-          for (int64_t i = begin; i < end; ++i) out[i] = quant::quantize_value<Q>(in[i], s, zp);
+          if constexpr (std::is_same_v<Q, uint8_t>) {
+            kernels.to_u8(in + begin, s, zp, out + begin, static_cast<size_t>(end - begin));
+          } else if constexpr (std::is_same_v<Q, int8_t>) {
+            kernels.to_i8(in + begin, s, zp, out + begin, static_cast<size_t>(end - begin));
+          } else {
+            for (int64_t i = begin; i < end; ++i) out[i] = quant::quantize_value<Q>(in[i], s, zp);
+          }
           break;
         }
         case DType::F16: {

@@ -4,6 +4,7 @@
 
 #include "graph/ops/shape/factories.h"
 #include "graph/ops/shape/op_inputs.h"
+#include "graph/string_values.h"
 
 namespace onemodel::ops {
 namespace {
@@ -30,6 +31,13 @@ ConstTensor from_tensor_data(const NodeInfo& node, const ir::TensorData& t) {
     node.unsupported("Constant: rank above 8 is not supported");
   const std::string problem = shape_problem(t.dims, dtype_size(dtype));
   if (!problem.empty()) node.fail("value: " + problem);
+  if (dtype == DType::String) {
+    if (static_cast<int64_t>(t.strings.size()) != Shape::of(t.dims).count())
+      node.fail("value holds " + std::to_string(t.strings.size()) +
+                " strings, its shape needs more or fewer");
+    const std::vector<std::string_view> views(t.strings.begin(), t.strings.end());
+    return string_constant(views, Shape::of(t.dims));
+  }
   ConstTensor value = ConstTensor::allocate(dtype, Shape::of(t.dims));
   if (t.bytes.size() != value.ref.bytes()) {
     node.fail("value holds " + std::to_string(t.bytes.size()) + " bytes, its shape needs " +
@@ -76,9 +84,16 @@ std::unique_ptr<OpKernel> make_constant(const NodeInfo& node) {
   if (a.name == "value_ints" && a.type == AttrType::Ints) {
     return std::make_unique<Constant>(from_values<int64_t>(node, a.ints, false));
   }
-  if (a.name == "value_string" || a.name == "value_strings" || a.name == "sparse_value") {
-    node.unsupported("Constant: '" + a.name + "' is not supported");
+  if (a.name == "value_string" && a.type == AttrType::String) {
+    const std::string_view text = a.s;
+    return std::make_unique<Constant>(string_constant({&text, 1}, Shape{}));
   }
+  if (a.name == "value_strings" && a.type == AttrType::Strings) {
+    if (a.strings.size() > static_cast<size_t>(kMaxElements)) node.fail("value is too large");
+    const std::vector<std::string_view> views(a.strings.begin(), a.strings.end());
+    return std::make_unique<Constant>(string_constant(views, Shape{static_cast<int64_t>(views.size())}));
+  }
+  if (a.name == "sparse_value") node.unsupported("Constant: 'sparse_value' is not supported");
   node.fail("attribute '" + a.name + "' is unknown or has the wrong type");
 }
 

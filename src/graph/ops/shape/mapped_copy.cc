@@ -83,6 +83,8 @@ void mapped_copy(const TensorRef& in, const TensorRef& out, const AxisMaps& maps
       return copy_all<2>(in, out, maps, fill);
     case 4:
       return copy_all<4>(in, out, maps, fill);
+    case 16:  // String handles
+      return copy_all<16>(in, out, maps, fill);
     default:
       return copy_all<8>(in, out, maps, fill);
   }

@@ -66,6 +66,10 @@ class NonZero final : public OpKernel {
   void infer(InferContext& ctx) const override { ctx.require_run_time_values(); }
 
   void run(const OpRun& run) const override {
+    if (run.inputs[0].dtype == DType::String) {
+      throw SessionError(SessionError::Kind::Unsupported, "NonZero does not take strings",
+                         run.node != nullptr ? run.node->display_name() : std::string());
+    }
     switch (dtype_size(run.inputs[0].dtype)) {
       case 1:
         return find_non_zero<1>(run);

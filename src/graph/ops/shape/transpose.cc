@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/string_elem.h"
 #include "graph/ops/shape/factories.h"
 #include "graph/ops/shape/offset_walker.h"
 #include "graph/ops/shape/op_inputs.h"
@@ -177,7 +178,11 @@ void transpose_copy(const std::byte* src, std::byte* dst, size_t element_size, s
       transpose_tiles(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), rows, cols,
                       src_col, dst_row, outer);
       break;
-    default:  // 8: every stored type has 1, 2, 4 or 8 bytes
+    case 16:  // String handles
+      transpose_tiles(reinterpret_cast<const StringElem*>(src), reinterpret_cast<StringElem*>(dst), rows,
+                      cols, src_col, dst_row, outer);
+      break;
+    default:  // 8: every other stored type has 1, 2, 4 or 8 bytes
       transpose_tiles(reinterpret_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), rows, cols,
                       src_col, dst_row, outer);
       break;

@@ -7,6 +7,7 @@
 
 namespace onemodel::ops {
 
-std::unique_ptr<OpKernel> make_tfidf_vectorizer(const NodeInfo& node);  // tfidf_vectorizer.cc
+std::unique_ptr<OpKernel> make_string_normalizer(const NodeInfo& node);  // string_normalizer.cc
+std::unique_ptr<OpKernel> make_tfidf_vectorizer(const NodeInfo& node);   // tfidf_vectorizer.cc
 
 }  // namespace onemodel::ops

@@ -6,6 +6,7 @@ namespace onemodel::ops {
 std::span<const OpDef> text_defs() {
   static const OpDef defs[] = {
       {"TfIdfVectorizer", 9, kLatestOpset, make_tfidf_vectorizer},
+      {"StringNormalizer", 10, kLatestOpset, make_string_normalizer},
   };
   return defs;
 }

@@ -155,6 +155,11 @@ std::unique_ptr<OpKernel> make_batch_norm(const NodeInfo& node) {
   // training_mode exists from opset 14, which also cut the outputs to Y and the two running statistics.
   const bool training = node.opset() >= 14 && node.get_int("training_mode", 0) != 0;
   if (node.opset() >= 14 && node.num_outputs() > 3) node.fail("has more than 3 outputs");
+  // Before opset 7 the inference form is the one with is_test = 1 (consumed_inputs, before 6, is only an
+  // optimisation hint); is_test = 0 is that version's training form.
+  if (node.opset() < 7 && node.get_int("is_test", 0) == 0) {
+    node.unsupported("BatchNormalization: is_test = 0 (training) is not supported");
+  }
   if (node.opset() < 9 && node.get_int("spatial", 1) != 1) {
     node.unsupported("BatchNormalization: spatial = 0 is not supported");
   }

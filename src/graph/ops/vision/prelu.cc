@@ -1,9 +1,11 @@
-// PRelu (opset 7 and later): y = x < 0 ? x * slope : x, with the slope broadcast to the shape of X in one
-// direction only. Runs on the element-wise broadcast engine. A NaN x is not below zero and passes; NaN
-// results are canonical in fast mode too, so both modes give the same bits.
+// PRelu: y = x < 0 ? x * slope : x. From opset 7 the slope is broadcast to the shape of X in one direction
+// only; before, a slope of one element is shared and any other is laid over X from the channel axis (1) on,
+// which the legacy adapter restates as the numpy form. Runs on the element-wise broadcast engine. A NaN x is
+// not below zero and passes; NaN results are canonical in fast mode too, so both modes give the same bits.
 #include <type_traits>
 
 #include "graph/ops/elementwise/binary_kernel.h"
+#include "graph/ops/elementwise/legacy_broadcast.h"
 #include "graph/ops/vision/factories.h"
 
 namespace onemodel::ops {
@@ -55,6 +57,11 @@ class PRelu final : public OpKernel {
 std::unique_ptr<OpKernel> make_prelu(const NodeInfo& node) {
   require_inputs(node, 2);
   return std::make_unique<PRelu>();
+}
+
+std::unique_ptr<OpKernel> make_legacy_prelu(const NodeInfo& node) {
+  return wrap_legacy_operand(make_prelu(node),
+                             LegacyLayout{true, 1});  // the channel axis, whatever the node says
 }
 
 }  // namespace onemodel::ops

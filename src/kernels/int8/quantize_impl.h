@@ -1,0 +1,87 @@
+// The quantization loops of kernels/int8/quantize_kernels.h over one path's lanes, instantiated per path by
+// src/kernels/paths/instantiate.inc. The steps are those of ops::quant::quantize_value (graph/ops/quant/
+// quant_common.h, where they are explained), each a correctly rounded float32 operation or an exact one, so
+// every path and every lane position gives its bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/int8/quantize_kernels.h"
+#include "kernels/simd.h"
+
+namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
+
+template <class L>
+struct QuantizeImpl {
+  using F = typename L::F;
+
+  // clamp(round_half_even(x / scale) + zero_point) to [lowest, highest] as an integral float; NaN: lowest.
+  static F quantize_lanes(F x, F scale, F zero_point, F lowest, F highest) {
+    const F bound = L::splat(1048576.0f), neg_bound = L::splat(-1048576.0f), rounder = L::splat(12582912.0f);
+    const F q = x / scale;
+    const auto is_nan = L::is_nan(q);
+    F v = L::select(q < neg_bound, neg_bound, q);
+    v = L::select(v > bound, bound, v);
+    v = L::select(is_nan, L::splat(0.0f), v);
+    v = (v + rounder) - rounder;
+    v = v + zero_point;
+    v = L::select(v < lowest, lowest, v);
+    v = L::select(v > highest, highest, v);
+    return L::select(is_nan, lowest, v);
+  }
+
+  template <class Q>
+  static void quantize(const float* x, float scale, float zero_point, Q* y, size_t n) {
+    using T = typename L::Tail;
+    constexpr auto kLowest = static_cast<float>(std::numeric_limits<Q>::min());
+    constexpr auto kHighest = static_cast<float>(std::numeric_limits<Q>::max());
+    const F s = L::splat(scale), z = L::splat(zero_point), lowest = L::splat(kLowest),
+            highest = L::splat(kHighest);
+    alignas(64) float values[L::width];
+    size_t i = 0;
+    for (; i + L::width <= n; i += L::width) {
+      L::store(values, quantize_lanes(L::load(x + i), s, z, lowest, highest));
+      for (int l = 0; l < L::width; ++l) y[i + l] = static_cast<Q>(static_cast<int32_t>(values[l]));
+    }
+    for (; i < n; ++i) {
+      const float v = QuantizeImpl<T>::quantize_lanes(x[i], scale, zero_point, kLowest, kHighest);
+      y[i] = static_cast<Q>(static_cast<int32_t>(v));
+    }
+  }
+
+  // The difference is exact in int32 and as a float; the product is the one rounding.
+  template <class X>
+  static void dequantize(const X* x, int32_t zero_point, float scale, float* y, size_t n) {
+    for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero_point) * scale;
+  }
+
+  // Minimum and maximum are exact in any order: both start at +0, a NaN fails every comparison, and lo (hi)
+  // only ever holds +0 or negative (positive) values, so no two candidates compare equal with other bits.
+  static void range(const float* x, size_t n, float* lo_out, float* hi_out) {
+    F lo = L::splat(0.0f), hi = L::splat(0.0f);
+    size_t i = 0;
+    for (; i + L::width <= n; i += L::width) {
+      const F v = L::load(x + i);
+      lo = L::select(v < lo, v, lo);
+      hi = L::select(v > hi, v, hi);
+    }
+    alignas(64) float lo_lanes[L::width], hi_lanes[L::width];
+    L::store(lo_lanes, lo);
+    L::store(hi_lanes, hi);
+    float l = 0.0f, h = 0.0f;
+    for (int t = 0; t < L::width; ++t) {
+      l = lo_lanes[t] < l ? lo_lanes[t] : l;
+      h = hi_lanes[t] > h ? hi_lanes[t] : h;
+    }
+    for (; i < n; ++i) {
+      l = x[i] < l ? x[i] : l;
+      h = x[i] > h ? x[i] : h;
+    }
+    *lo_out = l;
+    *hi_out = h;
+  }
+};
+
+}  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE
