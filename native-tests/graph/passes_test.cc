@@ -1,7 +1,8 @@
 // Graph passes (graph-passes.md): which passes each level and mode selects, that the bit-preserving passes
 // give the unfused graph's bits in both modes on every kernel path and thread count, and that
-// conv-batchnorm-fold stays within the sequential-summation bound of kernels-gemm.md of the unfused graph
-// (and never runs in exact mode). Every case also checks that the pass really rewrote the graph.
+// conv-batchnorm-fold and conv-affine-fold stay within the sequential-summation bound of kernels-gemm.md of
+// the unfused graph (and never run in exact mode). Every case also checks that the pass really rewrote the
+// graph.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -79,8 +80,8 @@ TEST(GraphPasses, LevelsAndModeSelectThePasses) {
   // The table of graph-passes.md: the QDQ rewrite, the batch-norm fold, the Gelu and the attention fusions
   // change bits, the rest do not.
   for (const passes::GraphPass& p : passes::all_passes()) {
-    const bool changes_bits =
-        p.name == "qdq" || p.name == "conv-batchnorm-fold" || p.name == "gelu" || p.name == "attention";
+    const bool changes_bits = p.name == "qdq" || p.name == "conv-batchnorm-fold" ||
+                              p.name == "conv-affine-fold" || p.name == "gelu" || p.name == "attention";
     EXPECT_EQ(p.preserves_bits, !changes_bits) << p.name;
     const auto level = p.name == "constant-fold" ? OptimizationLevel::Basic : OptimizationLevel::All;
     EXPECT_EQ(p.min_level, level) << p.name;
@@ -188,11 +189,43 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
         .node("Div", {"b", "six"}, {"d"})
         .node("Mul", {"y0", "d"}, {"z"})
         .output("z", DType::F32);
+    // The fused chain then becomes the convolution's epilogue.
     for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
-      EXPECT_EQ(nodes_after_passes(swish, options(mode)), 2u) << c.name;
+      EXPECT_EQ(nodes_after_passes(swish, options(mode)), 1u) << c.name;
       EXPECT_EQ(nodes_after_passes(swish, at_level(options(mode), OptimizationLevel::None)), 5u) << c.name;
     }
     expect_same_bits_as_unfused(swish, conv_input(c, true), std::string(c.name) + " hard-swish");
+
+    // PaddleOCR's learnable affine blocks around it: Mul(a) -> Add(b) -> hard-swish -> Mul(a2) -> Add(b2).
+    // The affine step's output is read twice, so it ends one chain; the second chain joins the first as a
+    // segment and both become the epilogue. (Fast mode folds the first Mul and Add into the weights first.)
+    ModelBuilder affine = conv_model(c, 13);
+    affine.initializer("a", Tensor::from(std::vector<float>{0.75f}, {1}))
+        .initializer("b", Tensor::from(std::vector<float>{-0.25f}, {1}))
+        .initializer("three", Tensor::from(std::vector<float>{3.0f}, {}))
+        .initializer("zero", Tensor::from(std::vector<float>{0.0f}, {}))
+        .initializer("six", Tensor::from(std::vector<float>{6.0f}, {}))
+        .node("Mul", {"a", "y0"}, {"m"})
+        .node("Add", {"m", "b"}, {"t"})
+        .node("Add", {"t", "three"}, {"a3"})
+        .node("Clip", {"a3", "zero", "six"}, {"c6"})
+        .node("Mul", {"t", "c6"}, {"p"})
+        .node("Div", {"p", "six"}, {"h"})
+        .node("Mul", {"a", "h"}, {"m2"})
+        .node("Add", {"m2", "b"}, {"z"})
+        .output("z", DType::F32);
+    EXPECT_EQ(nodes_after_passes(affine, options(ExecutionMode::Exact)), 1u) << c.name;
+    EXPECT_EQ(nodes_after_passes(affine, at_level(options(ExecutionMode::Exact), OptimizationLevel::None)),
+              9u);
+    const Tensor x = conv_input(c, true);
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        const SessionOptions o = options(ExecutionMode::Exact, path, threads);
+        EXPECT_TRUE(same_bytes(affine.run({{"x", x}}, o)[0],
+                               affine.run({{"x", x}}, at_level(o, OptimizationLevel::None))[0]))
+            << c.name << " affine chains " << path << " threads " << threads;
+      }
+    }
 
     // After a BatchNormalization, with the previous value as either operand. The convolution's output is also
     // a graph output, so the batch-norm fold leaves it alone in fast mode too.
@@ -213,6 +246,24 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
   }
 }
 
+TEST(GraphPasses, DepthwiseEpilogueRunsOnGroupsOfPlanesWithTheSameBits) {
+  // Planes of 260 x 260 outputs are each above the 64 Ki floats of a group, and the channel multiplier is 2:
+  // three groups of two planes, each followed by its epilogue.
+  const ConvCase c = {"depthwise-multiplier", 3, 6, 3, 260, 3, 1, 1, true};
+  const Tensor x = conv_input(c, true);
+  ModelBuilder relu = conv_model(c, 13);
+  relu.node("Relu", {"y0"}, {"z"}).output("z", DType::F32);
+  EXPECT_EQ(nodes_after_passes(relu, options(ExecutionMode::Exact)), 1u);
+  expect_same_bits_as_unfused(relu, x, "depthwise relu");
+  ModelBuilder chain = conv_model(c, 13);
+  chain.initializer("k", Tensor::from(std::vector<float>{0.5f}, {}))
+      .node("Sub", {"y0", "k"}, {"s"})
+      .node("Tanh", {"s"}, {"z"})
+      .output("z", DType::F32);
+  EXPECT_EQ(nodes_after_passes(chain, options(ExecutionMode::Exact)), 1u);
+  expect_same_bits_as_unfused(chain, x, "depthwise chain");
+}
+
 TEST(GraphPasses, ElementwiseChainNeedsScalarOperandsOfNoHigherRank) {
   const ConvCase& c = kConvs[1];
   // A per-channel operand and a scalar of rank 5 (which would widen the output) both stop the chain.
@@ -223,25 +274,35 @@ TEST(GraphPasses, ElementwiseChainNeedsScalarOperandsOfNoHigherRank) {
       .node("Mul", {"y0", "per_channel"}, {"m"})
       .node("Add", {"m", "wide"}, {"z"})
       .output("z", DType::F32);
-  EXPECT_EQ(nodes_after_passes(b, {}), 3u);
-  expect_same_bits_as_unfused(b, conv_input(c, false), "unfused");
+  // Fast mode folds the per-channel Mul into the convolution (conv-affine-fold), not the rank-5 Add.
+  EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Exact)), 3u);
+  EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Fast)), 2u);
+  const Tensor x = conv_input(c, false);
+  for (const std::string& path : kernel_paths()) {
+    const SessionOptions o = options(ExecutionMode::Exact, path);
+    EXPECT_TRUE(
+        same_bytes(b.run({{"x", x}}, o)[0], b.run({{"x", x}}, at_level(o, OptimizationLevel::None))[0]))
+        << path;
+  }
 }
 
-// Per output of the batch-normalised convolution: the sum of the magnitudes of every term (each scaled
-// product, the scaled bias and mean, beta) and the number of terms, for the accuracy bound.
+// Per output of a convolution followed by per-channel arithmetic y = s * (conv + inner) + outer: the sum of
+// the magnitudes of every term (each scaled product, the scaled inner and the outer terms) and the number of
+// terms, for the accuracy bound.
 struct Magnitudes {
   std::vector<double> sum;
   int64_t terms = 0;
 };
 
-Magnitudes magnitudes(const ConvCase& c, const Tensor& x, float epsilon) {
-  const std::vector<float> xs = x.to_vector<float>(), w = conv_weights(c), bias = conv_bias(c);
-  const BatchNormParams p(c);
+// `scale`, `inner` and `outer` hold per output channel |s|, the sum of the magnitudes of the inner terms
+// (the bias included) and that of the outer ones.
+Magnitudes magnitudes(const ConvCase& c, const Tensor& x, const std::vector<double>& scale,
+                      const std::vector<double>& inner, const std::vector<double>& outer) {
+  const std::vector<float> xs = x.to_vector<float>(), w = conv_weights(c);
   const int64_t out = c.out_size(), group_out = c.out_channels / c.group;
   Magnitudes r;
   r.terms = c.group_in() * c.kernel * c.kernel + 3;
   for (int64_t m = 0; m < c.out_channels; ++m) {
-    const double s = std::fabs(p.scale[m] / std::sqrt(static_cast<double>(p.var[m]) + epsilon));
     const int64_t grp = m / group_out;
     for (int64_t oy = 0; oy < out; ++oy) {
       for (int64_t ox = 0; ox < out; ++ox) {
@@ -259,46 +320,125 @@ Magnitudes magnitudes(const ConvCase& c, const Tensor& x, float epsilon) {
             }
           }
         }
-        const double b = c.bias ? bias[m] : 0.0;
-        r.sum.push_back(s * (sum + std::fabs(b) + std::fabs(p.mean[m])) + std::fabs(p.beta[m]));
+        const auto at = static_cast<size_t>(m);
+        r.sum.push_back(scale[at] * (sum + inner[at]) + outer[at]);
       }
     }
   }
   return r;
 }
 
+Magnitudes batchnorm_magnitudes(const ConvCase& c, const Tensor& x, float epsilon) {
+  const std::vector<float> bias = conv_bias(c);
+  const BatchNormParams p(c);
+  std::vector<double> scale, inner, outer;
+  for (size_t m = 0; m < static_cast<size_t>(c.out_channels); ++m) {
+    scale.push_back(std::fabs(p.scale[m] / std::sqrt(static_cast<double>(p.var[m]) + epsilon)));
+    inner.push_back((c.bias ? std::fabs(bias[m]) : 0.0) + std::fabs(p.mean[m]));
+    outer.push_back(std::fabs(p.beta[m]));
+  }
+  return magnitudes(c, x, scale, inner, outer);
+}
+
+// Fast mode on every path and thread count: the folded graph within the bound of the unfused one (each side
+// within (terms + 2) * u * magnitude of the exact value); exact mode: the unfused graph's bits.
+void expect_fold_within_bound(const ModelBuilder& b, const ConvCase& c, const Tensor& x,
+                              const Magnitudes& mag) {
+  constexpr double kUnitRoundoff = 1.0 / 16777216.0;
+  for (const std::string& path : kernel_paths()) {
+    for (int threads : {1, 2}) {
+      const SessionOptions fast = options(ExecutionMode::Fast, path, threads);
+      const std::vector<float> folded = b.run({{"x", x}}, fast)[0].to_vector<float>();
+      const std::vector<float> plain =
+          b.run({{"x", x}}, at_level(fast, OptimizationLevel::None))[0].to_vector<float>();
+      ASSERT_EQ(folded.size(), mag.sum.size());
+      ASSERT_EQ(plain.size(), mag.sum.size());
+      for (size_t i = 0; i < folded.size(); ++i) {
+        const double bound = 2.0 * static_cast<double>(mag.terms + 2) * kUnitRoundoff * mag.sum[i] + 1e-30;
+        ASSERT_LE(std::fabs(static_cast<double>(folded[i]) - plain[i]), bound)
+            << c.name << " " << path << " threads " << threads << " output " << i;
+      }
+      const SessionOptions exact = options(ExecutionMode::Exact, path, threads);
+      EXPECT_TRUE(same_bytes(b.run({{"x", x}}, exact)[0],
+                             b.run({{"x", x}}, at_level(exact, OptimizationLevel::None))[0]))
+          << c.name << " " << path;
+    }
+  }
+}
+
 TEST(GraphPasses, ConvBatchNormFoldStaysWithinTheSummationBoundAndSkipsExactMode) {
   constexpr float kEpsilon = 1e-3f;
-  constexpr double kUnitRoundoff = 1.0 / 16777216.0;
   for (const ConvCase& c : kConvs) {
     ModelBuilder b = conv_batchnorm_model(c, kEpsilon);
     EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Fast)), 1u) << c.name;
     EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Exact)), 2u) << c.name;
     EXPECT_EQ(nodes_after_passes(b, at_level(options(ExecutionMode::Fast), OptimizationLevel::Basic)), 2u);
     const Tensor x = conv_input(c, false);
-    const Magnitudes mag = magnitudes(c, x, kEpsilon);
-    for (const std::string& path : kernel_paths()) {
-      for (int threads : {1, 2}) {
-        const SessionOptions fast = options(ExecutionMode::Fast, path, threads);
-        const std::vector<float> folded = b.run({{"x", x}}, fast)[0].to_vector<float>();
-        const std::vector<float> plain =
-            b.run({{"x", x}}, at_level(fast, OptimizationLevel::None))[0].to_vector<float>();
-        ASSERT_EQ(folded.size(), mag.sum.size());
-        ASSERT_EQ(plain.size(), mag.sum.size());
-        for (size_t i = 0; i < folded.size(); ++i) {
-          // Each side is within (terms + 2) * u * magnitude of the exact value.
-          const double bound = 2.0 * static_cast<double>(mag.terms + 2) * kUnitRoundoff * mag.sum[i] + 1e-30;
-          ASSERT_LE(std::fabs(static_cast<double>(folded[i]) - plain[i]), bound)
-              << c.name << " " << path << " threads " << threads << " output " << i;
-        }
-        // Exact mode does not fold: the bits of the unfused graph.
-        const SessionOptions exact = options(ExecutionMode::Exact, path, threads);
-        EXPECT_TRUE(same_bytes(b.run({{"x", x}}, exact)[0],
-                               b.run({{"x", x}}, at_level(exact, OptimizationLevel::None))[0]))
-            << c.name << " " << path;
-      }
-    }
+    expect_fold_within_bound(b, c, x, batchnorm_magnitudes(c, x, kEpsilon));
   }
+}
+
+TEST(GraphPasses, ConvAffineFoldStaysWithinTheSummationBoundAndSkipsExactMode) {
+  for (const ConvCase& c : kConvs) {
+    // y = (conv * a + t[m]) * a2: a rank-0 scalar before the convolution's output, a per-channel [C, 1, 1]
+    // shift, then a [1, 1, 1, 1] scalar.
+    const float a = -1.75f, a2 = 0.625f;
+    const std::vector<float> t = random_values(static_cast<size_t>(c.out_channels), 31, false);
+    ModelBuilder b = conv_model(c, 13);
+    b.initializer("a", Tensor::from(std::vector<float>{a}, {}))
+        .initializer("t", Tensor::from(t, {c.out_channels, 1, 1}))
+        .initializer("a2", Tensor::from(std::vector<float>{a2}, {1, 1, 1, 1}))
+        .node("Mul", {"a", "y0"}, {"m"})
+        .node("Add", {"m", "t"}, {"s"})
+        .node("Mul", {"s", "a2"}, {"z"})
+        .output("z", DType::F32);
+    EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Fast)), 1u) << c.name;
+    EXPECT_EQ(nodes_after_passes(b, options(ExecutionMode::Exact)), 4u) << c.name;  // t is no chain operand
+    const Tensor x = conv_input(c, false);
+    const std::vector<float> bias = conv_bias(c);
+    std::vector<double> scale, inner, outer;
+    for (size_t m = 0; m < static_cast<size_t>(c.out_channels); ++m) {
+      scale.push_back(std::fabs(static_cast<double>(a) * a2));
+      inner.push_back(c.bias ? std::fabs(bias[m]) : 0.0);
+      outer.push_back(std::fabs(static_cast<double>(t[m]) * a2));
+    }
+    expect_fold_within_bound(b, c, x, magnitudes(c, x, scale, inner, outer));
+  }
+}
+
+TEST(GraphPasses, ConvAffineFoldLeavesOtherOperandsAlone) {
+  const ConvCase& c = kConvs[0];
+  const auto fast_nodes = [](const ModelBuilder& b) {
+    return nodes_after_passes(b, options(ExecutionMode::Fast));
+  };
+  // A rank-1 constant of C values lines up with the width axis, not the channels (here as wide as C).
+  const ConvCase square = {"square", 3, 5, 1, 5, 1, 1, 0, true};
+  ModelBuilder width = conv_model(square, 13);
+  width.initializer("k", Tensor::from(std::vector<float>(5, 2.0f), {5}))
+      .node("Mul", {"y0", "k"}, {"z"})
+      .output("z", DType::F32);
+  EXPECT_EQ(fast_nodes(width), 2u);
+  // A value computed at run time, a constant of higher rank than the output, an infinite factor.
+  ModelBuilder input = conv_model(c, 13);
+  input.input("k", DType::F32, {}).node("Mul", {"y0", "k"}, {"z"}).output("z", DType::F32);
+  EXPECT_EQ(fast_nodes(input), 2u);
+  ModelBuilder wide = conv_model(c, 13);
+  wide.initializer("k", Tensor::from(std::vector<float>{2.0f}, {1, 1, 1, 1, 1}))
+      .node("Add", {"y0", "k"}, {"z"})
+      .output("z", DType::F32);
+  EXPECT_EQ(fast_nodes(wide), 2u);
+  ModelBuilder infinite = conv_model(c, 13);
+  infinite.initializer("k", Tensor::from(std::vector<float>{std::numeric_limits<float>::infinity()}, {}))
+      .node("Mul", {"y0", "k"}, {"z"})
+      .output("z", DType::F32);
+  EXPECT_EQ(fast_nodes(infinite), 2u);
+  // The convolution's output is also a graph output.
+  ModelBuilder shared = conv_model(c, 13);
+  shared.initializer("k", Tensor::from(std::vector<float>{2.0f}, {}))
+      .node("Mul", {"y0", "k"}, {"z"})
+      .output("z", DType::F32)
+      .output("y0", DType::F32);
+  EXPECT_EQ(fast_nodes(shared), 2u);
 }
 
 }  // namespace

@@ -5,60 +5,85 @@
 // graph.
 #include <cmath>
 
-#include "graph/passes/graph_pass.h"
+#include "graph/passes/conv_fold.h"
 
 namespace onemodel::passes {
-namespace {
 
-// A float32 constant of rank 1 holding `count` values.
+bool conv_weights(const PassGraph& g, const CompiledNode& conv, ConvWeights& out) {
+  if (conv.inputs.size() < 2) return false;
+  const TensorRef* w = g.constant(conv.inputs[1]);
+  if (!w || w->dtype != DType::F32 || w->shape.rank < 3 || w->shape[0] <= 0) return false;
+  out.w = w;
+  out.channels = w->shape[0];
+  out.bias = nullptr;
+  if (conv.inputs.size() > 2 && conv.inputs[2] >= 0) {
+    out.bias = per_channel(g, conv.inputs[2], out.channels);
+    if (!out.bias) return false;
+  }
+  return true;
+}
+
 const float* per_channel(const PassGraph& g, int32_t v, int64_t count) {
   const TensorRef* t = g.constant(v);
   if (!t || t->dtype != DType::F32 || t->shape.rank != 1 || t->shape[0] != count) return nullptr;
   return t->as<const float>();
 }
 
+void rewrite_conv_weights(PassGraph& g, CompiledNode& conv, const ConvWeights& weights,
+                          const std::vector<double>& scale, const std::vector<double>& bias, int32_t output,
+                          std::string base) {
+  const int64_t per_channel_count = weights.w->shape.count(1, weights.w->shape.rank);
+  ConstTensor new_w = ConstTensor::allocate(DType::F32, weights.w->shape);
+  ConstTensor new_b = ConstTensor::allocate(DType::F32, Shape{weights.channels});
+  const float* src = weights.w->as<const float>();
+  float* dst_w = new_w.ref.as<float>();
+  float* dst_b = new_b.ref.as<float>();
+  for (int64_t m = 0; m < weights.channels; ++m) {
+    const double s = scale[static_cast<size_t>(m)];
+    for (int64_t i = 0; i < per_channel_count; ++i) {
+      const int64_t at = m * per_channel_count + i;
+      dst_w[at] = static_cast<float>(static_cast<double>(src[at]) * s);
+    }
+    dst_b[m] = static_cast<float>(bias[static_cast<size_t>(m)]);
+  }
+  // add_constant grows the value list, which may move the weights `weights` points at: they are read above.
+  const int32_t w_id = g.add_constant(base + "/folded_W", std::move(new_w));
+  const int32_t b_id = g.add_constant(base + "/folded_B", std::move(new_b));
+  conv.inputs = {conv.inputs[0], w_id, b_id};
+  conv.outputs = {output};
+}
+
+namespace {
+
 // Folds node `conv` into the BatchNormalization at `bn` when both qualify; returns whether it did.
 bool fold(PassGraph& g, size_t conv, size_t bn) {
   CompiledNode& c = g.nodes()[conv];
   const CompiledNode& b = g.nodes()[bn];
-  if (c.inputs.size() < 2 || b.inputs.size() != 5 || b.inputs[0] != c.outputs[0]) return false;
+  if (b.inputs.size() != 5 || b.inputs[0] != c.outputs[0]) return false;
   for (size_t o = 1; o < b.outputs.size(); ++o) {
     if (b.outputs[o] >= 0) return false;
   }
   // In training mode the statistics come from the batch, not from the constant inputs.
   if (b.info->opset() >= 14 && b.info->get_int("training_mode", 0) != 0) return false;
-  const TensorRef* w = g.constant(c.inputs[1]);
-  if (!w || w->dtype != DType::F32 || w->shape.rank < 3 || w->shape[0] <= 0) return false;
-  const int64_t channels = w->shape[0], per_channel_count = w->shape.count(1, w->shape.rank);
-  const bool has_bias = c.inputs.size() > 2 && c.inputs[2] >= 0;
-  const float* bias = has_bias ? per_channel(g, c.inputs[2], channels) : nullptr;
+  ConvWeights weights;
+  if (!conv_weights(g, c, weights)) return false;
+  const int64_t channels = weights.channels;
   const float* scale = per_channel(g, b.inputs[1], channels);
   const float* beta = per_channel(g, b.inputs[2], channels);
   const float* mean = per_channel(g, b.inputs[3], channels);
   const float* var = per_channel(g, b.inputs[4], channels);
-  if ((has_bias && !bias) || !scale || !beta || !mean || !var) return false;
+  if (!scale || !beta || !mean || !var) return false;
   const double epsilon = b.info->get_float("epsilon", 1e-5f);
 
-  ConstTensor new_w = ConstTensor::allocate(DType::F32, w->shape);
-  ConstTensor new_b = ConstTensor::allocate(DType::F32, Shape{channels});
-  const float* src = w->as<const float>();
-  float* dst_w = new_w.ref.as<float>();
-  float* dst_b = new_b.ref.as<float>();
+  std::vector<double> s(static_cast<size_t>(channels)), bias(static_cast<size_t>(channels));
   for (int64_t m = 0; m < channels; ++m) {
-    const double s = static_cast<double>(scale[m]) / std::sqrt(static_cast<double>(var[m]) + epsilon);
-    for (int64_t i = 0; i < per_channel_count; ++i) {
-      const int64_t at = m * per_channel_count + i;
-      dst_w[at] = static_cast<float>(static_cast<double>(src[at]) * s);
-    }
-    const double b0 = bias ? static_cast<double>(bias[m]) : 0.0;
-    dst_b[m] = static_cast<float>((b0 - static_cast<double>(mean[m])) * s + static_cast<double>(beta[m]));
+    const auto at = static_cast<size_t>(m);
+    s[at] = static_cast<double>(scale[m]) / std::sqrt(static_cast<double>(var[m]) + epsilon);
+    const double b0 = weights.bias ? static_cast<double>(weights.bias[m]) : 0.0;
+    bias[at] = (b0 - static_cast<double>(mean[m])) * s[at] + static_cast<double>(beta[m]);
   }
-  // A copy: add_constant grows the value list, which would leave a reference dangling.
-  const std::string base = g.values()[static_cast<size_t>(b.outputs[0])].name;
-  const int32_t w_id = g.add_constant(base + "/folded_W", std::move(new_w));
-  const int32_t b_id = g.add_constant(base + "/folded_B", std::move(new_b));
-  c.inputs = {c.inputs[0], w_id, b_id};
-  c.outputs = {b.outputs[0]};
+  const int32_t output = b.outputs[0];
+  rewrite_conv_weights(g, c, weights, s, bias, output, g.values()[static_cast<size_t>(output)].name);
   g.nodes().erase(g.nodes().begin() + static_cast<std::ptrdiff_t>(bn));
   return true;
 }

@@ -5,10 +5,16 @@
 // The node runs the same operators' own kernels in the same order on blocks of kBlock elements that stay in
 // the first-level cache, instead of one pass over memory per operator. Every operator here computes each
 // element on its own, so cutting the tensor into blocks changes no bit.
+// Then a fused chain whose x is another fused chain's output, read by nothing else, joins that chain as a new
+// segment (its x is the block the earlier segment wrote); and a fused chain whose x is the output of a Conv
+// without an epilogue, read by nothing else, becomes that Conv's epilogue, run on each finished block of rows
+// while it is in cache.
 #include <algorithm>
 #include <array>
 
+#include "graph/ops/conv/factories.h"
 #include "graph/ops/elementwise/common.h"
+#include "graph/ops/fused_epilogue.h"
 #include "graph/passes/graph_pass.h"
 
 namespace onemodel::passes {
@@ -22,9 +28,12 @@ constexpr std::string_view kChainOps[] = {"Add",  "Sub",         "Mul",       "D
                                           "Clip", "HardSigmoid", "HardSwish", "LeakyRelu", "Sigmoid",
                                           "Tanh", "Neg",         "Abs"};
 
-// Where a step's operand comes from: the previous step's block, or input `outer` of the fused node (0 is x).
+// Where a step's operand comes from: the previous step's block, the segment's input block (x's block for the
+// first segment, the output block for later ones), or input `outer` of the fused node (a constant, from 1
+// on).
+enum class Source { Previous, Input, Constant };
 struct Operand {
-  bool previous = false;
+  Source source = Source::Input;
   size_t outer = 0;
 };
 
@@ -32,6 +41,7 @@ struct Step {
   std::unique_ptr<OpKernel> kernel;
   std::unique_ptr<NodeInfo> info;  // the original node's, for its error messages
   std::vector<Operand> operands;
+  bool ends_segment = false;  // writes the output block, which the next segment reads as its input
 };
 
 class ElementwiseChain final : public OpKernel {
@@ -39,7 +49,7 @@ class ElementwiseChain final : public OpKernel {
   explicit ElementwiseChain(std::vector<Step> steps) : steps_(std::move(steps)) {
     supports_exact =
         std::all_of(steps_.begin(), steps_.end(), [](const Step& s) { return s.kernel->supports_exact; });
-    in_place_input = 0;  // only the last step writes the output, element by element over x's own block
+    in_place_input = 0;  // x is read by the first segment only, element by element against its output
   }
 
   // The pass admitted only a float32 x and single-element constants of no higher rank, so every step keeps
@@ -47,15 +57,33 @@ class ElementwiseChain final : public OpKernel {
   void infer(InferContext& ctx) const override { ctx.set_output(0, DType::F32, ctx.input_shape(0)); }
 
   void run(const OpRun& run) const override {
-    const float* x = run.inputs[0].as<const float>();
-    float* y = run.outputs[0].as<float>();
-    ops::for_each_chunk(run.threads, run.outputs[0].count(), 2.0, [&](int64_t begin, int64_t end) {
+    apply(run, 0, run.inputs[0].as<const float>(), run.outputs[0].as<float>(), run.outputs[0].count(),
+          run.threads);
+  }
+
+  // Runs the chain over `count` elements of x into y (which may be x). The constants are inputs
+  // `constant_offset + outer` of `run`: 0 for the chain's own node, more when it is another node's epilogue.
+  void apply(const OpRun& run, size_t constant_offset, const float* x, float* y, int64_t count,
+             ThreadContext threads) const {
+    ops::for_each_chunk(threads, count, 2.0, [&](int64_t begin, int64_t end) {
       alignas(64) std::array<std::array<float, kBlock>, 2> buffers;
       for (int64_t at = begin; at < end; at += kBlock) {
-        const int64_t count = std::min(kBlock, end - at);
-        run_block(run, x + at, y + at, count, buffers);
+        const int64_t block = std::min(kBlock, end - at);
+        run_block(run, constant_offset, x + at, y + at, block, buffers);
       }
     });
+  }
+
+  // Appends `next`, whose x is this chain's output, as a new segment; its constants follow this chain's
+  // `constants` (the fused node's inputs after x).
+  void append(ElementwiseChain&& next, size_t constants) {
+    for (Step& step : next.steps_) {
+      for (Operand& o : step.operands) {
+        if (o.source == Source::Constant) o.outer += constants;
+      }
+      steps_.push_back(std::move(step));
+    }
+    supports_exact = supports_exact && next.supports_exact;
   }
 
  private:
@@ -63,10 +91,12 @@ class ElementwiseChain final : public OpKernel {
     return TensorRef{DType::F32, Shape{count}, reinterpret_cast<std::byte*>(const_cast<float*>(data))};
   }
 
-  // Runs every step on one block, alternating between the two buffers; the last step writes the output block,
-  // which is either separate from x or exactly x's block (in place), as a stand-alone operator allows.
-  void run_block(const OpRun& outer, const float* x, float* y, int64_t count,
+  // Runs every step on one block, alternating between the two buffers; the last step of each segment writes
+  // the output block, which is either separate from x or exactly x's block (in place), as a stand-alone
+  // operator allows, and which the next segment reads as its input.
+  void run_block(const OpRun& outer, size_t constant_offset, const float* x, float* y, int64_t count,
                  std::array<std::array<float, kBlock>, 2>& buffers) const {
+    const float* input = x;
     const float* previous = nullptr;
     std::array<TensorRef, kMaxOperands> inputs{};
     std::array<TensorRef, 1> outputs{};
@@ -74,14 +104,14 @@ class ElementwiseChain final : public OpKernel {
       const Step& step = steps_[s];
       for (size_t i = 0; i < step.operands.size(); ++i) {
         const Operand& o = step.operands[i];
-        if (o.previous)
+        if (o.source == Source::Previous)
           inputs[i] = block_ref(previous, count);
-        else if (o.outer == 0)
-          inputs[i] = block_ref(x, count);
+        else if (o.source == Source::Input)
+          inputs[i] = block_ref(input, count);
         else  // a single-element constant: a scalar broadcasts over the block
-          inputs[i] = TensorRef{DType::F32, Shape{}, outer.inputs[o.outer].data};
+          inputs[i] = TensorRef{DType::F32, Shape{}, outer.inputs[constant_offset + o.outer].data};
       }
-      float* target = s + 1 == steps_.size() ? y : buffers[s % 2].data();
+      float* target = step.ends_segment ? y : buffers[s % 2].data();
       outputs[0] = block_ref(target, count);
       OpRun r;
       r.inputs = std::span<const TensorRef>(inputs.data(), step.operands.size());
@@ -95,10 +125,27 @@ class ElementwiseChain final : public OpKernel {
       r.node = step.info.get();
       step.kernel->run(r);
       previous = target;
+      if (step.ends_segment) input = y;
     }
   }
 
   std::vector<Step> steps_;
+};
+
+// A fused chain as a Conv's epilogue: it runs in place on finished outputs, its constants after the Conv's
+// own three inputs.
+class ChainEpilogue final : public ops::FusedEpilogue {
+ public:
+  static constexpr size_t kConvInputs = 3;  // X, W, B
+
+  explicit ChainEpilogue(std::unique_ptr<OpKernel> chain) : chain_(std::move(chain)) {}
+
+  void apply(const OpRun& run, float* y, int64_t count, ThreadContext threads) const override {
+    static_cast<const ElementwiseChain&>(*chain_).apply(run, kConvInputs - 1, y, y, count, threads);
+  }
+
+ private:
+  std::unique_ptr<OpKernel> chain_;  // an ElementwiseChain
 };
 
 bool chain_op(const CompiledNode& n) {
@@ -146,13 +193,14 @@ bool map_operands(PassGraph& g, const CompiledNode& n, int32_t x, int32_t previo
   for (int32_t v : n.inputs) {
     Operand o;
     if (v >= 0 && v == previous && !read_previous) {
-      o.previous = true;
+      o.source = Source::Previous;
       read_previous = true;
     } else if (v == x) {
-      o.outer = 0;
+      o.source = Source::Input;
     } else {
       const TensorRef* c = g.constant(v);
       if (!c || c->dtype != DType::F32 || c->count() != 1 || c->shape.rank > x_rank) return false;
+      o.source = Source::Constant;
       o.outer = outer.size();
       outer.push_back(v);
     }
@@ -198,7 +246,8 @@ bool fuse_from(PassGraph& g, size_t head) {
   std::vector<Step> steps;
   for (size_t i = 0; i < members.size(); ++i) {
     CompiledNode& n = g.nodes()[members[i]];
-    steps.push_back(Step{std::move(n.kernel), std::move(n.info), std::move(operands[i])});
+    steps.push_back(
+        Step{std::move(n.kernel), std::move(n.info), std::move(operands[i]), i + 1 == members.size()});
   }
   CompiledNode& last = g.nodes()[members.back()];
   last.kernel = std::make_unique<ElementwiseChain>(std::move(steps));
@@ -211,10 +260,61 @@ bool fuse_from(PassGraph& g, size_t head) {
   return true;
 }
 
+const ElementwiseChain* as_chain(const CompiledNode& n) {
+  return dynamic_cast<const ElementwiseChain*>(n.kernel.get());
+}
+
+// The node that reads value v as its x and nothing else reads v, when it is a fused chain; else -1.
+int32_t chain_reading(const PassGraph& g, int32_t v) {
+  const int32_t reader = g.only_reader(v);
+  if (reader < 0) return -1;
+  const CompiledNode& n = g.nodes()[static_cast<size_t>(reader)];
+  return as_chain(n) && n.inputs[0] == v ? reader : -1;
+}
+
+// Joins the fused chain at `first` into the fused chain that reads its output, which keeps its place (its
+// readers follow it) and takes the first chain's name for errors; returns whether it did.
+bool join_next(PassGraph& g, size_t first) {
+  if (!as_chain(g.nodes()[first])) return false;
+  const int32_t second = chain_reading(g, g.nodes()[first].outputs[0]);
+  if (second < 0) return false;
+  CompiledNode& a = g.nodes()[first];
+  CompiledNode& b = g.nodes()[static_cast<size_t>(second)];
+  auto& joined = static_cast<ElementwiseChain&>(*a.kernel);
+  joined.append(std::move(static_cast<ElementwiseChain&>(*b.kernel)), a.inputs.size() - 1);
+  std::vector<int32_t> inputs = a.inputs;
+  inputs.insert(inputs.end(), b.inputs.begin() + 1, b.inputs.end());
+  b.inputs = std::move(inputs);
+  b.kernel = std::move(a.kernel);
+  b.info = std::move(a.info);
+  b.ir = a.ir;
+  g.nodes().erase(g.nodes().begin() + static_cast<std::ptrdiff_t>(first));
+  return true;
+}
+
+// Makes the fused chain that reads Conv node `conv`'s output the Conv's epilogue.
+void join_conv(PassGraph& g, size_t conv) {
+  CompiledNode& c = g.nodes()[conv];
+  if (!is_onnx_op(c, "Conv") || !ops::is_conv_without_epilogue(*c.kernel) || c.outputs.size() != 1) return;
+  if (c.inputs.size() > ChainEpilogue::kConvInputs) return;
+  const int32_t reader = chain_reading(g, c.outputs[0]);
+  if (reader < 0) return;
+  CompiledNode& chain = g.nodes()[static_cast<size_t>(reader)];
+  c.kernel = ops::make_conv_with_epilogue(*c.info, std::make_unique<ChainEpilogue>(std::move(chain.kernel)));
+  c.inputs.resize(ChainEpilogue::kConvInputs, -1);
+  c.inputs.insert(c.inputs.end(), chain.inputs.begin() + 1, chain.inputs.end());
+  c.outputs = chain.outputs;
+  g.nodes().erase(g.nodes().begin() + reader);
+}
+
 }  // namespace
 
 void elementwise_chain(PassGraph& g) {
   for (size_t n = 0; n < g.nodes().size(); ++n) fuse_from(g, n);
+  for (size_t n = 0; n < g.nodes().size();) {
+    if (!join_next(g, n)) ++n;  // after a join, node n is the next one
+  }
+  for (size_t n = 0; n < g.nodes().size(); ++n) join_conv(g, n);
 }
 
 }  // namespace onemodel::passes

@@ -71,6 +71,7 @@ void qdq(PassGraph& graph);
 void matmul_integer_fusion(PassGraph& graph);
 void constant_fold(PassGraph& graph);
 void conv_batchnorm_fold(PassGraph& graph);
+void conv_affine_fold(PassGraph& graph);
 void gelu(PassGraph& graph);
 void attention(PassGraph& graph);
 void linear_pack_fuse(PassGraph& graph);

@@ -101,6 +101,7 @@ constexpr GraphPass kPasses[] = {
     {"matmul-integer-fusion", OptimizationLevel::All, true, matmul_integer_fusion},
     {"constant-fold", OptimizationLevel::Basic, true, constant_fold},
     {"conv-batchnorm-fold", OptimizationLevel::All, false, conv_batchnorm_fold},
+    {"conv-affine-fold", OptimizationLevel::All, false, conv_affine_fold},
     {"constant-fold", OptimizationLevel::Basic, true, constant_fold},
     {"gelu", OptimizationLevel::All, false, gelu},
     {"attention", OptimizationLevel::All, false, attention},

@@ -1,5 +1,6 @@
 #include "kernels/conv/conv_lowering.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -51,6 +52,10 @@ void im2col_run(const ConvGeometry& g, const float* x, int64_t channels, const S
   const int64_t sw = g.stride[2], in_w = g.in[2];
   const int64_t id0 = od * g.stride[0] - g.pad[0], iy0 = oy * g.stride[1] - g.pad[1],
                 ix0 = ox * sw - g.pad[2];
+  const int64_t kernel_w = g.kernel[2], dilation_w = g.dilation[2];
+  // With stride 1 and every tap's run inside the input row (all but the edge strips), a row of taps is plain
+  // copies: the per-tap edge tests below are skipped.
+  const bool runs_inside = sw == 1 && ix0 >= 0 && ix0 + (kernel_w - 1) * dilation_w + count <= in_w;
   float* dst = nullptr;
   for (int64_t c = 0, r = 0; c < channels; ++c) {
     const float* plane = x + c * g.in_size();
@@ -60,9 +65,16 @@ void im2col_run(const ConvGeometry& g, const float* x, int64_t channels, const S
         const int64_t iy = iy0 + ky * g.dilation[1];
         const bool inside = id >= 0 && id < g.in[0] && iy >= 0 && iy < g.in[1];
         const float* src = inside ? plane + (id * g.in[1] + iy) * in_w : nullptr;
-        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++r) {
+        if (inside && runs_inside) {
+          for (int64_t kx = 0; kx < kernel_w; ++kx, ++r) {
+            dst = r % kPackedBlockRows == 0 ? out.row(r) + at : dst + out.nr;
+            copy_run<kCount>(dst, src + ix0 + kx * dilation_w, count);
+          }
+          continue;
+        }
+        for (int64_t kx = 0; kx < kernel_w; ++kx, ++r) {
           dst = r % kPackedBlockRows == 0 ? out.row(r) + at : dst + out.nr;
-          const int64_t ix = ix0 + kx * g.dilation[2];
+          const int64_t ix = ix0 + kx * dilation_w;
           if (!inside) {
             copy_run<kCount>(dst, nullptr, count);
           } else if (ix >= 0 && ix + (count - 1) * sw < in_w) {
@@ -72,8 +84,12 @@ void im2col_run(const ConvGeometry& g, const float* x, int64_t channels, const S
               for (int64_t i = 0; i < count; ++i) dst[i] = src[ix + i * sw];
             }
           } else {
-            for (int64_t i = 0, col = ix; i < count; ++i, col += sw)
-              dst[i] = col >= 0 && col < in_w ? src[col] : 0.0f;
+            // Only columns [lo, hi) of the run lie inside the input row: a padding edge, or a narrow input.
+            const int64_t lo = std::min(count, ceil_div_nonneg(-ix, sw));
+            const int64_t hi = std::max(lo, std::min(count, ceil_div_nonneg(in_w - ix, sw)));
+            for (int64_t i = 0; i < lo; ++i) dst[i] = 0.0f;
+            for (int64_t i = lo, col = ix + lo * sw; i < hi; ++i, col += sw) dst[i] = src[col];
+            for (int64_t i = hi; i < count; ++i) dst[i] = 0.0f;
           }
         }
       }

@@ -5,8 +5,11 @@
 // its (c, kd, ky, kx) taps in order from +0 as exact-mode.md defines; the bias is a separate pass. The output
 // columns are cut into fixed chunks whose im2col block is written straight into the GEMM's packed-B layout in
 // arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B. A Conv fused with its
-// activation (graph pass conv-activation) adds the bias and runs the activation on each chunk's rows as soon
-// as the chunk's product is done, and after the depthwise kernel on the whole output.
+// activation or element-wise chain (graph passes conv-activation, elementwise-chain) adds the bias and runs
+// that epilogue on each chunk's rows as soon as the chunk's product is done, and after the depthwise kernel
+// on each group of output planes.
+#include <algorithm>
+
 #include "graph/ops/conv/conv_attrs.h"
 #include "graph/ops/conv/factories.h"
 #include "graph/ops/shape/op_inputs.h"
@@ -15,7 +18,8 @@
 namespace onemodel::ops {
 namespace {
 
-constexpr int64_t kMaxDepthwiseStride = 8;  // wider column strides go through im2col (DepthwiseArgs)
+constexpr int64_t kMaxDepthwiseStride = 8;           // wider column strides go through im2col (DepthwiseArgs)
+constexpr int64_t kEpilogueGroupFloats = 64 * 1024;  // depthwise outputs per epilogue call: 256 KiB, in L2
 
 class Conv final : public OpKernel {
  public:
@@ -26,13 +30,14 @@ class Conv final : public OpKernel {
 
   void infer(InferContext& ctx) const override { infer_conv(ctx, attrs_, "Conv"); }
 
+  bool has_epilogue() const { return epilogue_ != nullptr; }
+
   void run(const OpRun& run) const override {
     ConvShapes s;
     conv_shapes(attrs_, run.inputs[0].shape, run.inputs[1].shape, s);
     if (s.output.count() == 0) return;
     if (depthwise(s)) {
-      run_depthwise(run, s);  // adds the bias itself
-      if (epilogue_) epilogue_->apply(run, run.outputs[0].as<float>(), s.output.count(), run.threads);
+      run_depthwise(run, s);  // adds the bias itself, and runs the epilogue
     } else {
       run_im2col(run, s);
       if (run.has_input(2) && !epilogue_) add_bias(run, s);
@@ -75,7 +80,30 @@ class Conv final : public OpKernel {
     a.exact = run.exact;
     const size_t floats = run.kernels->depthwise_scratch_floats(a, run.threads);
     float* scratch = floats == 0 ? nullptr : run.scratch->allocate_array<float>(floats);
-    run.kernels->depthwise(a, scratch, run.threads);
+    if (!epilogue_) {
+      run.kernels->depthwise(a, scratch, run.threads);
+      return;
+    }
+    // With an epilogue: groups of output channels of one image, each followed by the epilogue while its
+    // planes are still in cache. Every plane is computed on its own, so the grouping changes no bit. A group
+    // spans whole sets of `multiplier` channels (one input plane each) and at least one plane per thread.
+    const int64_t plane = a.out_h * a.out_w, in_plane = a.in_h * a.in_w, taps = a.kernel_h * a.kernel_w;
+    int64_t group = std::max<int64_t>(kEpilogueGroupFloats / plane, run.threads.max_threads);
+    group = std::min((group + a.multiplier - 1) / a.multiplier * a.multiplier, s.out_channels);
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t first = 0; first < s.out_channels; first += group) {
+        const int64_t count = std::min(group, s.out_channels - first);
+        DepthwiseArgs g = a;
+        g.planes = count;
+        g.channels_out = count;  // the weights and bias below start at channel `first`
+        g.x = a.x + (n * s.in_channels + first / a.multiplier) * in_plane;
+        g.w = a.w + first * taps;
+        g.bias = a.bias ? a.bias + first : nullptr;
+        g.y = a.y + (n * s.out_channels + first) * plane;
+        run.kernels->depthwise(g, scratch, run.threads);
+        epilogue_->apply(run, g.y, count * plane, run.threads);
+      }
+    }
   }
 
   static bool input_is_im2col(const ConvGeometry& g) {
@@ -173,7 +201,7 @@ class Conv final : public OpKernel {
   }
 
   ConvAttrs attrs_;
-  std::unique_ptr<const FusedEpilogue> epilogue_;  // set by the conv-activation pass, else null
+  std::unique_ptr<const FusedEpilogue> epilogue_;  // set by conv-activation or elementwise-chain, else null
 };
 
 }  // namespace
@@ -186,6 +214,11 @@ std::unique_ptr<OpKernel> make_conv(const NodeInfo& node) {
 std::unique_ptr<OpKernel> make_conv_with_epilogue(const NodeInfo& node,
                                                   std::unique_ptr<const FusedEpilogue> epilogue) {
   return std::make_unique<Conv>(parse_conv_attrs(node, false), std::move(epilogue));
+}
+
+bool is_conv_without_epilogue(const OpKernel& kernel) {
+  const auto* conv = dynamic_cast<const Conv*>(&kernel);
+  return conv && !conv->has_epilogue();
 }
 
 }  // namespace onemodel::ops

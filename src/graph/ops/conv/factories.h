@@ -14,5 +14,7 @@ class FusedEpilogue;
 // A Conv whose bias and `epilogue` run on each finished block of output rows (conv.cc; graph passes).
 std::unique_ptr<OpKernel> make_conv_with_epilogue(const NodeInfo& node,
                                                   std::unique_ptr<const FusedEpilogue> epilogue);
+// True for a Conv kernel that has no epilogue yet (a pass may give it one).
+bool is_conv_without_epilogue(const OpKernel& kernel);
 
 }  // namespace onemodel::ops
