@@ -17,6 +17,7 @@
 #include <new>
 
 #include "core/half.h"
+#include "graph/forwarding_infer_context.h"
 
 namespace onemodel {
 namespace {
@@ -123,28 +124,30 @@ DType storage_type(size_t n, const std::vector<bool>& compact, HasInput has_inpu
 // What the inner kernel sees at plan time: binary32 for half inputs (values widened when it asks for them),
 // compact weights without their value (so nothing packs a binary32 copy of them); binary32 outputs it
 // states go out as the storage type.
-class HalfInferContext final : public InferContext {
+class HalfInferContext final : public ForwardingInferContext {
  public:
   HalfInferContext(InferContext& base, const std::vector<bool>& compact)
-      : base_(base), compact_(compact), widened_(base.num_inputs()) {
+      : ForwardingInferContext(base), compact_(compact), widened_(base.num_inputs()) {
     storage_ = storage_type(
         base.num_inputs(), compact, [&](size_t i) { return base.has_input(i); },
         [&](size_t i) { return base.input_dtype(i); });
   }
-  size_t num_inputs() const override { return base_.num_inputs(); }
-  size_t num_outputs() const override { return base_.num_outputs(); }
-  bool has_input(size_t i) const override { return base_.has_input(i); }
   DType input_dtype(size_t i) const override {
     const DType t = base_.input_dtype(i);
     return is_half(t) ? DType::F32 : t;
   }
-  const Shape& input_shape(size_t i) const override { return base_.input_shape(i); }
   const TensorRef* input_value(size_t i) const override {
     if (i < compact_.size() && compact_[i]) return nullptr;
     const TensorRef* v = base_.input_value(i);
     if (v == nullptr || !is_half(v->dtype)) return v;
     if (!widened_[i].storage) widened_[i] = widened_copy(*v);
     return &widened_[i].ref;
+  }
+  // Only inputs the kernel sees unchanged keep their plan constant.
+  const ConstTensor* input_constant(size_t i) const override {
+    if (!base_.has_input(i) || (i < compact_.size() && compact_[i]) || is_half(base_.input_dtype(i)))
+      return nullptr;
+    return base_.input_constant(i);
   }
   void set_output(size_t i, DType dtype, const Shape& shape) override {
     base_.set_output(i, dtype == DType::F32 ? storage_ : dtype, shape);
@@ -153,15 +156,8 @@ class HalfInferContext final : public InferContext {
     if (value.ref.dtype == DType::F32 && storage_ != DType::F32) value = narrowed_copy(value.ref, storage_);
     base_.set_constant_output(i, std::move(value));
   }
-  void require_run_time_values() override { base_.require_run_time_values(); }
-  bool exact() const override { return base_.exact(); }
-  const NodeInfo& node() const override { return base_.node(); }
-  const KernelTable* kernels() const override { return base_.kernels(); }
-  ThreadContext threads() const override { return base_.threads(); }
-  void outputs_known_after_run() override { base_.outputs_known_after_run(); }
 
  private:
-  InferContext& base_;
   const std::vector<bool>& compact_;
   DType storage_ = DType::F32;
   mutable std::vector<ConstTensor> widened_;

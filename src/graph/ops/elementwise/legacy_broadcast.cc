@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "graph/forwarding_infer_context.h"
 #include "graph/ops/elementwise/common.h"
 
 namespace onemodel::ops {
@@ -10,19 +11,16 @@ namespace {
 constexpr size_t kOperand = 1;  // the legacy layout only ever moved the second input
 
 // Plan-time view of the node with input 1 reshaped; everything else is the node's own.
-class LegacyInferContext final : public InferContext {
+class LegacyInferContext final : public ForwardingInferContext {
  public:
-  LegacyInferContext(InferContext& base, const Shape& operand) : base_(base), operand_(operand) {
+  LegacyInferContext(InferContext& base, const Shape& operand)
+      : ForwardingInferContext(base), operand_(operand) {
     if (const TensorRef* v = base.input_value(kOperand)) {
       value_ = *v;
       value_.shape = operand;
       has_value_ = true;
     }
   }
-  size_t num_inputs() const override { return base_.num_inputs(); }
-  size_t num_outputs() const override { return base_.num_outputs(); }
-  bool has_input(size_t i) const override { return base_.has_input(i); }
-  DType input_dtype(size_t i) const override { return base_.input_dtype(i); }
   const Shape& input_shape(size_t i) const override {
     return i == kOperand ? operand_ : base_.input_shape(i);
   }
@@ -30,19 +28,11 @@ class LegacyInferContext final : public InferContext {
     if (i != kOperand) return base_.input_value(i);
     return has_value_ ? &value_ : nullptr;
   }
-  void set_output(size_t i, DType dtype, const Shape& shape) override { base_.set_output(i, dtype, shape); }
-  void set_constant_output(size_t i, ConstTensor value) override {
-    base_.set_constant_output(i, std::move(value));
+  const ConstTensor* input_constant(size_t i) const override {
+    return i == kOperand ? nullptr : base_.input_constant(i);
   }
-  void require_run_time_values() override { base_.require_run_time_values(); }
-  bool exact() const override { return base_.exact(); }
-  const NodeInfo& node() const override { return base_.node(); }
-  const KernelTable* kernels() const override { return base_.kernels(); }
-  ThreadContext threads() const override { return base_.threads(); }
-  void outputs_known_after_run() override { base_.outputs_known_after_run(); }
 
  private:
-  InferContext& base_;
   Shape operand_;
   TensorRef value_;
   bool has_value_ = false;
