@@ -44,4 +44,11 @@ inline void require_inputs(const NodeInfo& node, size_t count) {
                          " is not supported");
 }
 
+// Infer of a float32-only one-input operator: the output has the input's type and shape.
+inline void infer_f32_like_input(InferContext& ctx) {
+  const DType type = ctx.input_dtype(0);
+  if (type != DType::F32) unsupported_type(ctx, type);
+  ctx.set_output(0, type, ctx.input_shape(0));
+}
+
 }  // namespace onemodel::ops

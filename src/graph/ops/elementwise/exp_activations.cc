@@ -84,11 +84,7 @@ class ExpLogActivation final : public OpKernel {
     in_place_input = 0;
   }
 
-  void infer(InferContext& ctx) const override {
-    const DType type = ctx.input_dtype(0);
-    if (type != DType::F32) unsupported_type(ctx, type);
-    ctx.set_output(0, type, ctx.input_shape(0));
-  }
+  void infer(InferContext& ctx) const override { infer_f32_like_input(ctx); }
 
   void run(const OpRun& run) const override {
     const float* x = run.inputs[0].as<const float>();

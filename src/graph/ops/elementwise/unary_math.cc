@@ -16,11 +16,7 @@ class UnaryMath final : public OpKernel {
     in_place_input = 0;
   }
 
-  void infer(InferContext& ctx) const override {
-    const DType type = ctx.input_dtype(0);
-    if (type != DType::F32) unsupported_type(ctx, type);
-    ctx.set_output(0, type, ctx.input_shape(0));
-  }
+  void infer(InferContext& ctx) const override { infer_f32_like_input(ctx); }
 
   UnaryFn fn() const { return fn_; }
 
