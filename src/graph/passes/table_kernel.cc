@@ -1,32 +1,19 @@
 // Kernels built from the operator table for nodes a pass creates.
 #include "graph/passes/table_kernel.h"
 
+#include "graph/forwarding_infer_context.h"
+
 namespace onemodel::passes {
 namespace {
 
 // The caller's infer context, except that the node is the described one.
-class DescribedInferContext final : public InferContext {
+class DescribedInferContext final : public ForwardingInferContext {
  public:
-  DescribedInferContext(InferContext& base, const NodeInfo& info) : base_(base), info_(info) {}
-  size_t num_inputs() const override { return base_.num_inputs(); }
-  size_t num_outputs() const override { return base_.num_outputs(); }
-  bool has_input(size_t i) const override { return base_.has_input(i); }
-  DType input_dtype(size_t i) const override { return base_.input_dtype(i); }
-  const Shape& input_shape(size_t i) const override { return base_.input_shape(i); }
-  const TensorRef* input_value(size_t i) const override { return base_.input_value(i); }
-  void set_output(size_t i, DType dtype, const Shape& shape) override { base_.set_output(i, dtype, shape); }
-  void set_constant_output(size_t i, ConstTensor value) override {
-    base_.set_constant_output(i, std::move(value));
-  }
-  void require_run_time_values() override { base_.require_run_time_values(); }
-  bool exact() const override { return base_.exact(); }
+  DescribedInferContext(InferContext& base, const NodeInfo& info)
+      : ForwardingInferContext(base), info_(info) {}
   const NodeInfo& node() const override { return info_; }
-  const KernelTable* kernels() const override { return base_.kernels(); }
-  ThreadContext threads() const override { return base_.threads(); }
-  void outputs_known_after_run() override { base_.outputs_known_after_run(); }
 
  private:
-  InferContext& base_;
   const NodeInfo& info_;
 };
 
