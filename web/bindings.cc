@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "format/file_bytes.h"
 #include "golden/golden_kernels.h"
 #include "guarded.h"
 #include "onemodel/onemodel.h"
@@ -155,11 +156,13 @@ onemodel::SessionOptions options_from(const val& js) {
 }
 
 // Model bytes cross into wasm memory exactly once (issue 7): copied here, then shared with the session, whose
-// model views them, or read in place by the converter.
-std::shared_ptr<const std::vector<std::byte>> bytes_from(const val& bytes) {
-  auto buffer = std::make_shared<std::vector<std::byte>>(byte_length(bytes));
-  copy_in(bytes, buffer->data(), buffer->size(), "model bytes");
-  return buffer;
+// model views them, or read in place by the converter. The copy starts on a 64-byte boundary, as a file read
+// natively does, so the session uses a .onemodel file's weights in place instead of copying them once more.
+onemodel::format::FileBytes bytes_from(const val& bytes) {
+  const size_t size = byte_length(bytes);
+  std::shared_ptr<std::byte> buffer = onemodel::format::aligned_buffer(size);
+  copy_in(bytes, buffer.get(), size, "model bytes");
+  return {{buffer.get(), size}, std::move(buffer)};
 }
 
 // A loaded session, or a Model (which owns its session) when created through loadModel.
@@ -271,20 +274,23 @@ class Handle {
 };
 
 val load_session(val bytes, val options) {
-  return guarded(
-      [&] { return val(Handle(onemodel::Session::load(bytes_from(bytes), options_from(options)))); });
+  return guarded([&] {
+    const onemodel::format::FileBytes model = bytes_from(bytes);
+    return val(Handle(onemodel::Session::load_shared(model.bytes, model.owner, options_from(options))));
+  });
 }
 
 val load_model(val bytes, val options) {
-  return guarded(
-      [&] { return val(Handle(onemodel::Model::load(bytes_from(bytes), options_from(options)))); });
+  return guarded([&] {
+    const onemodel::format::FileBytes model = bytes_from(bytes);
+    return val(Handle(onemodel::Model::load_shared(model.bytes, model.owner, options_from(options))));
+  });
 }
 
 // The .onemodel bytes of a model (docs/format.md), identical to what the native writer produces.
 val convert_to_onemodel(val bytes) {
   return guarded([&] {
-    const auto buffer = bytes_from(bytes);
-    const std::vector<std::byte> out = onemodel::ModelFormat::convert(std::span<const std::byte>(*buffer));
+    const std::vector<std::byte> out = onemodel::ModelFormat::convert(bytes_from(bytes).bytes);
     return copy_out(reinterpret_cast<const uint8_t*>(out.data()), out.size());
   });
 }

@@ -26,7 +26,8 @@ struct SessionOptions {
   int intra_op_threads = 0;
   OptimizationLevel optimization_level = OptimizationLevel::All;
   int max_cached_plans = 16;
-  // Kernel path to force ("scalar", "v128", "avx2", "avx512"); empty = ONEMODEL_KERNELS or the best the CPU has.
+  // Kernel path to force ("scalar", "v128", "avx2", "avx512"); empty = ONEMODEL_KERNELS or the best the CPU
+  // has.
   std::string kernels;
   // Binary16 / BFloat16: input 1 of MatMul, Gemm and Conv when it is a float32 initializer of at least 1024
   // values read by nothing else is rounded to that format at creation and widened per run (Binary16 keeps a
@@ -70,6 +71,11 @@ class Session {
   // share one buffer.
   static Session load(std::shared_ptr<const std::vector<std::byte>> bytes,
                       const SessionOptions& options = {});
+  // Shares `bytes`, which `owner` keeps alive (a mapping, a buffer inside a larger allocation), without a
+  // copy. Tensors whose bytes start on a 64-byte boundary (every tensor of a .onemodel file whose buffer is
+  // 64-byte aligned) are used in place as weights.
+  static Session load_shared(std::span<const std::byte> bytes, std::shared_ptr<const void> owner,
+                             const SessionOptions& options = {});
 
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
@@ -85,13 +91,14 @@ class Session {
   size_t weight_bytes() const;
 
   // Tensor form: every input once, by name, in any order; the outputs named (all of them when empty).
-  std::vector<Tensor> run(const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names = {});
+  std::vector<Tensor> run(const std::vector<NamedTensor>& inputs,
+                          const std::vector<std::string>& output_names = {});
   // Tensor form writing into caller tensors: an output of the right type and shape is overwritten in place
   // (allocation-free once warm); an empty one is replaced by a new tensor.
   void run(const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names,
            std::vector<Tensor>& outputs);
-  // Span form for one input and one output: copies in and out, allocation-free once warm. Returns the output shape
-  // rank and writes the extents into `output_shape` (at most 8).
+  // Span form for one input and one output: copies in and out, allocation-free once warm. Returns the output
+  // shape rank and writes the extents into `output_shape` (at most 8).
   template <class TIn, class TOut>
   size_t run(std::span<const TIn> input, std::span<const int64_t> input_shape, std::span<TOut> output,
              std::span<int64_t, 8> output_shape) {
@@ -104,8 +111,8 @@ class Session {
 
  private:
   explicit Session(std::shared_ptr<SessionImpl> impl);
-  size_t run_span(DType in_type, const void* in, size_t in_count, std::span<const int64_t> in_shape, DType out_type,
-                  void* out, size_t out_capacity, std::span<int64_t, 8> out_shape);
+  size_t run_span(DType in_type, const void* in, size_t in_count, std::span<const int64_t> in_shape,
+                  DType out_type, void* out, size_t out_capacity, std::span<int64_t, 8> out_shape);
   std::shared_ptr<SessionImpl> impl_;
   friend class Model;
 };

@@ -1,8 +1,10 @@
 // Session::load and Model::load of shared bytes (issue 7 item 2, docs/api.md): the session keeps the caller's
 // buffer itself rather than a copy (the wasm bindings rely on it to copy a Uint8Array into the heap once), a
 // buffer may serve several sessions, and the outcome equals that of loading the same bytes by span.
+// load_shared does the same for bytes that another object keeps alive.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -70,10 +72,37 @@ TEST(SharedBytes, OneBufferServesSeveralSessionsAndOutlivesTheCaller) {
   }
 }
 
+TEST(SharedBytes, LoadSharedViewsBytesInsideALargerAllocation) {
+  for (const auto& bytes : both_formats("wide.onnx")) {
+    // The model 64 bytes into a larger block, kept alive through the block.
+    auto block = std::make_shared<std::vector<std::byte>>(bytes->size() + 128);
+    std::copy(bytes->begin(), bytes->end(), block->begin() + 64);
+    const std::span<const std::byte> view(block->data() + 64, bytes->size());
+    std::weak_ptr<const std::vector<std::byte>> watch = block;
+    {
+      Session shared = Session::load_shared(view, block, one_thread(ExecutionMode::Exact));
+      Model model = Model::load_shared(view, block, one_thread(ExecutionMode::Exact));
+      block.reset();
+      EXPECT_FALSE(watch.expired());  // the sessions hold the block
+      Session copied = Session::load(std::span<const std::byte>(*bytes), one_thread(ExecutionMode::Exact));
+      EXPECT_EQ(run_bytes(shared), run_bytes(copied));
+      EXPECT_EQ(run_bytes(model.session()), run_bytes(copied));
+    }
+    EXPECT_TRUE(watch.expired());
+  }
+}
+
 TEST(SharedBytes, NullBufferIsInvalidInput) {
   try {
     Session::load(std::shared_ptr<const std::vector<std::byte>>(), {});
     FAIL() << "a null buffer was accepted";
+  } catch (const SessionError& e) {
+    EXPECT_EQ(e.kind(), SessionError::Kind::InvalidInput);
+  }
+  const std::vector<std::byte> bytes = read_bytes(kSource / "examples/models/wide.onnx");
+  try {
+    Session::load_shared(bytes, nullptr, {});
+    FAIL() << "shared bytes without an owner were accepted";
   } catch (const SessionError& e) {
     EXPECT_EQ(e.kind(), SessionError::Kind::InvalidInput);
   }

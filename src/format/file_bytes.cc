@@ -35,6 +35,12 @@ FileBytes map_file(int fd, uint64_t size, const std::string& input_name) {
 
 }  // namespace
 
+std::shared_ptr<std::byte> aligned_buffer(size_t size) {
+  constexpr std::align_val_t kAlign{64};
+  return {static_cast<std::byte*>(::operator new(size == 0 ? 1 : size, kAlign)),
+          [](std::byte* p) { ::operator delete(p, kAlign); }};
+}
+
 FileBytes load_file(const std::filesystem::path& path, const std::string& input_name) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw io_error(input_name, "is a directory, not a file");
@@ -47,11 +53,8 @@ FileBytes load_file(const std::filesystem::path& path, const std::string& input_
 #ifdef ONEMODEL_CAN_MAP
   if (size >= kMapThreshold) return map_file(fileno(file.get()), size, input_name);
 #endif
-  // Not value-initialised: the read overwrites every byte. Aligned to 64 like a mapping, so a session can use
-  // the 64-byte aligned tensors of a .onemodel file in place.
-  constexpr std::align_val_t kAlign{64};
-  std::shared_ptr<std::byte> buffer(static_cast<std::byte*>(::operator new(size == 0 ? 1 : size, kAlign)),
-                                    [](std::byte* p) { ::operator delete(p, kAlign); });
+  // Not value-initialised: the read overwrites every byte.
+  std::shared_ptr<std::byte> buffer = aligned_buffer(static_cast<size_t>(size));
   if (size > 0 && std::fread(buffer.get(), 1, size, file.get()) != size) {
     throw io_error(input_name, std::string("read failed: ") +
                                    (std::ferror(file.get()) ? std::strerror(errno) : "file shrank"));

@@ -20,6 +20,10 @@ struct FileBytes {
   bool mapped = false;
 };
 
+// An uninitialised buffer of `size` bytes starting on a 64-byte boundary, like a mapping, so a session can
+// use the 64-byte aligned tensors of a .onemodel file in place.
+std::shared_ptr<std::byte> aligned_buffer(size_t size);
+
 // Throws ImportError(Io) naming `input_name` when the file cannot be opened or read.
 FileBytes load_file(const std::filesystem::path& path, const std::string& input_name);
 

@@ -19,6 +19,11 @@ Model Model::load(std::shared_ptr<const std::vector<std::byte>> bytes, const Ses
   return Model(Session::load(std::move(bytes), options));
 }
 
+Model Model::load_shared(std::span<const std::byte> bytes, std::shared_ptr<const void> owner,
+                         const SessionOptions& options) {
+  return Model(Session::load_shared(bytes, std::move(owner), options));
+}
+
 Tensor Model::make_input(DType dtype, const void* data, size_t count, std::span<const int64_t> shape) const {
   const auto& inputs = session_.inputs();
   if (inputs.size() != 1 || session_.outputs().size() != 1) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "format/file_bytes.h"
 #include "graph/compiled_graph.h"
 #include "graph/plan.h"
 #include "graph/string_values.h"
@@ -197,14 +198,24 @@ Session Session::load(const std::filesystem::path& path, const SessionOptions& o
 }
 
 Session Session::load(std::span<const std::byte> bytes, const SessionOptions& options) {
-  // Kernels may keep views of attribute tensors, so the model owns a copy of the bytes.
-  return load(std::make_shared<const std::vector<std::byte>>(bytes.begin(), bytes.end()), options);
+  // Kernels may keep views of attribute tensors, so the model owns a copy of the bytes, aligned as a file
+  // read would be so that a .onemodel file's weights are used in place.
+  std::shared_ptr<std::byte> copy = format::aligned_buffer(bytes.size());
+  if (!bytes.empty()) std::memcpy(copy.get(), bytes.data(), bytes.size());
+  const std::span<const std::byte> view(copy.get(), bytes.size());
+  return load_shared(view, std::move(copy), options);
 }
 
 Session Session::load(std::shared_ptr<const std::vector<std::byte>> bytes, const SessionOptions& options) {
   if (!bytes) throw SessionError(Kind::InvalidInput, "no model bytes (null buffer)");
   const std::span<const std::byte> view(*bytes);
-  auto model = std::make_shared<const ir::Model>(onnx::import_model(view, std::move(bytes)));
+  return load_shared(view, std::move(bytes), options);
+}
+
+Session Session::load_shared(std::span<const std::byte> bytes, std::shared_ptr<const void> owner,
+                             const SessionOptions& options) {
+  if (!owner) throw SessionError(Kind::InvalidInput, "no owner for the shared model bytes (null pointer)");
+  auto model = std::make_shared<const ir::Model>(onnx::import_model(bytes, std::move(owner)));
   return Session(std::make_shared<SessionImpl>(std::move(model), options));
 }
 
