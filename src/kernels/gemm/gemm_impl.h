@@ -21,14 +21,15 @@
 // rows is read where it is: the microkernel broadcasts A(i0 + r, p) from row r, the mr rows advancing
 // together. Packing such a strip was a scalar transposing copy that took a tenth of a transformer encoder's
 // product time at sequence 128 (k = 128 or 512); reading in place costs the microkernel less than that. The
-// values and their order are the same, so the bits are.
+// values and their order are the same, so the bits are. A last strip of 8 or 4 rows (fewer than mr) is read
+// in place too, by a microkernel of that many rows, instead of a full one over zero padding and an edge copy.
 //
-// Packed A otherwise (a_col != 1, and a last strip of fewer than mr rows), per tile and k-block, in the
-// running thread's slot. Strip t (tile rows [t*mr, t*mr + mr)) starts at t*kc*mr and holds element (p, r) at
-// p*mr + r; rows past the tile are +0. When k has at most kKeptBlocks blocks, a slot keeps every block of the
-// tile row it last packed, and a later tile of the same row run by the same thread uses them as they are
-// (chunks are numbered along tile rows). Packing is a plain copy, so this only saves time: with nc = 128, a
-// 1024-wide product would otherwise pack all of A eight times.
+// Packed A otherwise (a_col != 1, and other short last strips), per tile and k-block, in the running thread's
+// slot. Strip t (tile rows [t*mr, t*mr + mr)) starts at t*kc*mr and holds element (p, r) at p*mr + r; rows
+// past the tile are +0. When k has at most kKeptBlocks blocks, a slot keeps every block of the tile row it
+// last packed, and a later tile of the same row run by the same thread uses them as they are (chunks are
+// numbered along tile rows). Packing is a plain copy, so this only saves time: with nc = 128, a 1024-wide
+// product would otherwise pack all of A eight times.
 //
 // Order of work. A tile runs its k-blocks in increasing order. Per block it packs (or finds) its A block,
 // then for each B strip runs the microkernel down the A strips. The first block starts the accumulators at
@@ -195,13 +196,19 @@ struct GemmImpl {
   // Whether the microkernel reads strips of mr whole rows of A where they are ("A in place" above).
   static bool reads_a_in_place(const GemmArgs& args) { return args.a_col == 1; }
 
-  // Packs rows [i0, i0 + rows) x columns [k0, k0 + kc) of A into mr-row strips; when A is read in place, only
-  // a last strip of fewer than mr rows.
+  // A last strip of 8 or 4 rows (fewer than mr) also runs in place, on a microkernel of that many rows,
+  // instead of a full one over zero padding: a sequence of 128 leaves 8 rows after ten strips of 12.
+  static constexpr bool short_rows(int64_t height) { return height < kMR && (height == 8 || height == 4); }
+  static bool strip_in_place(const GemmArgs& args, int64_t height) {
+    return reads_a_in_place(args) && (height == kMR || short_rows(height));
+  }
+
+  // Packs rows [i0, i0 + rows) x columns [k0, k0 + kc) of A into mr-row strips, except the strips read in
+  // place.
   static void pack_a(const GemmArgs& args, int64_t i0, int64_t rows, int64_t k0, int64_t kc, float* dst) {
-    const bool in_place = reads_a_in_place(args);
     for (int64_t r0 = 0; r0 < rows; r0 += kMR, dst += kc * kMR) {
       const int64_t height = rows - r0 < kMR ? rows - r0 : kMR;
-      if (in_place && height == kMR) continue;
+      if (strip_in_place(args, height)) continue;
       const float* src = args.a + (i0 + r0) * args.a_row + k0 * args.a_col;
       for (int64_t p = 0; p < kc; ++p) {
         for (int64_t r = 0; r < height; ++r) dst[p * kMR + r] = src[r * args.a_row + p * args.a_col];
@@ -217,14 +224,16 @@ struct GemmImpl {
     }
   }
 
-  // The mr x nr register tile: c (row stride ldc) = (first ? +0 : c) + a_strip * b_strip over kc steps. The A
-  // strip is packed (element (p, r) at p*mr + r; lda unused) or, with kInPlace, A itself (at r*lda + p).
-  template <bool kExact, bool kInPlace>
+  // The kRows x nr register tile: c (row stride ldc) = (first ? +0 : c) + a_strip * b_strip over kc steps.
+  // The A strip is packed (element (p, r) at p*mr + r; lda unused; kRows = mr) or, with kInPlace, A itself
+  // (at r*lda + p).
+  template <bool kExact, bool kInPlace, int kRows = kMR>
   static void microkernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                           bool first, bool canonical_nan) {
-    F acc[kMR][kVecs];
+    static_assert(kInPlace || kRows == kMR, "a packed strip has mr rows");
+    F acc[kRows][kVecs];
 #pragma GCC unroll 32
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) acc[r][v] = first ? L::splat(0.0f) : L::load(c + r * ldc + v * kW);
     }
@@ -233,7 +242,7 @@ struct GemmImpl {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) bv[v] = L::load(b + v * kW);
 #pragma GCC unroll 32
-      for (int r = 0; r < kMR; ++r) {
+      for (int r = 0; r < kRows; ++r) {
         const F av = L::splat(kInPlace ? a[r * lda] : a[r]);
 #pragma GCC unroll 8
         for (int v = 0; v < kVecs; ++v) {
@@ -245,7 +254,7 @@ struct GemmImpl {
       }
     }
 #pragma GCC unroll 32
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) {
         L::store(c + r * ldc + v * kW, canonical_nan ? simd::canonicalize_nan<L>(acc[r][v]) : acc[r][v]);
@@ -284,16 +293,25 @@ struct GemmImpl {
         for (int64_t ii = 0; ii < rows; ii += kMR) {
           float* c = args.c + (i0 + ii) * args.ldc + j0 + jj;
           const int64_t height = rows - ii < kMR ? rows - ii : kMR;
-          const bool in_place = height == kMR && reads_a_in_place(args);
+          const bool in_place = strip_in_place(args, height);
           const float* a_strip =
               in_place ? args.a + (i0 + ii) * args.a_row + k0 : a_pack + ii / kMR * kc * kMR;
           const auto run_microkernel = [&](float* out, int64_t ldo) {
-            if (in_place)
-              microkernel<kExact, true>(kc, a_strip, args.a_row, b_strip, out, ldo, first, canonical_nan);
-            else
+            const int64_t lda = args.a_row;
+            if (!in_place)
               microkernel<kExact, false>(kc, a_strip, 0, b_strip, out, ldo, first, canonical_nan);
+            else if (height == kMR)
+              microkernel<kExact, true>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+            else if constexpr (kMR > 8) {
+              if (height == 8)
+                microkernel<kExact, true, 8>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+              else
+                microkernel<kExact, true, 4>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+            } else if constexpr (kMR > 4) {
+              microkernel<kExact, true, 4>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+            }
           };
-          if (height == kMR && width == kNR) {
+          if ((height == kMR || in_place) && width == kNR) {
             run_microkernel(c, args.ldc);
           } else {
             if (!first) copy_block(c, args.ldc, edge, kNR, height, width);
