@@ -105,8 +105,8 @@ inline Reduced<L> exp_reduce(typename L::F x) {
 // e^x over the whole fp32 range (subnormal results round once, thanks to the split 2^a * 2^b scaling). The
 // fast flavour swaps in the fast exponential's reduction and polynomial but keeps this range handling, so
 // exp(88.5) is still finite and exp(89) still +inf. kCanonicalNaN = false leaves a NaN's payload as it comes,
-// for a caller that makes its own result's NaN canonical (a NaN stays a NaN through every later step, so the
-// caller's bits are the same).
+// for a caller that makes its own result's NaN canonical (only the payload differs, so the caller's bits do
+// not).
 template <class L, bool kFast = false, bool kCanonicalNaN = true>
 inline typename L::F exp(typename L::F x) {
   using F = typename L::F;
@@ -262,19 +262,20 @@ inline typename L::F erf(typename L::F x) {
   return detail::erf_impl<L, kFast, false>(x);
 }
 
-// 1 + erf(x) without cancellation for negative x (it is erfc(-x) there).
-template <class L, bool kFast = false>
+// 1 + erf(x) without cancellation for negative x (it is erfc(-x) there). kCanonicalNaN as for exp.
+template <class L, bool kFast = false, bool kCanonicalNaN = true>
 inline typename L::F one_plus_erf(typename L::F x) {
-  return detail::erf_impl<L, kFast, true>(x);
+  return detail::erf_impl<L, kFast, true, kCanonicalNaN>(x);
 }
 
-// x * Phi(x) = 0.5x * (1 + erf(x / sqrt 2)). Only the last step makes NaN canonical: the mask work of the
-// inner guards was a large share of the time, and without them every NaN still reaches the result as a NaN.
+// x * Phi(x) = 0.5x * (1 + erf(x / sqrt 2)). Only the last step makes NaN canonical: the mask work of guards
+// in exp and erf too was a large share of the time, and a NaN they would have rewritten reaches the result as
+// a NaN or not at all (a select drops it), so the bits are the same.
 template <class L, bool kFast = false>
 inline typename L::F gelu_erf(typename L::F x) {
   using F = typename L::F;
   const F y = x * 0.70710677f;
-  const F result = (0.5f * x) * detail::erf_impl<L, kFast, true, false>(y);
+  const F result = (0.5f * x) * one_plus_erf<L, kFast, false>(y);
   return detail::gelu_specials<L>(x, result);
 }
 
