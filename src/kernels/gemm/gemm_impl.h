@@ -17,11 +17,19 @@
 // (columns [s*nr, s*nr + nr)) starts at s*kc*nr and holds element (p, j) at p*nr + j; columns past n are +0.
 // One packing chunk is 8 strips of one block.
 //
-// Packed A, per tile and k-block, in the running thread's slot. Strip t (tile rows [t*mr, t*mr + mr)) starts
-// at t*kc*mr and holds element (p, r) at p*mr + r; rows past the tile are +0. When k has at most kKeptBlocks
-// blocks, a slot keeps every block of the tile row it last packed, and a later tile of the same row run by
-// the same thread uses them as they are (chunks are numbered along tile rows). Packing is a plain copy, so
-// this only saves time: with nc = 128, a 1024-wide product would otherwise pack all of A eight times.
+// A in place. When A's columns are adjacent (a_col = 1: MatMul, Linear, Conv's weights), a strip of mr whole
+// rows is read where it is: the microkernel broadcasts A(i0 + r, p) from row r, the mr rows advancing
+// together. Packing such a strip was a scalar transposing copy that took a tenth of a transformer encoder's
+// product time at sequence 128 (k = 128 or 512); reading in place costs the microkernel less than that. The
+// values and their order are the same, so the bits are. A last strip of 8 or 4 rows (fewer than mr) is read
+// in place too, by a microkernel of that many rows, instead of a full one over zero padding and an edge copy.
+//
+// Packed A otherwise (a_col != 1, and other short last strips), per tile and k-block, in the running thread's
+// slot. Strip t (tile rows [t*mr, t*mr + mr)) starts at t*kc*mr and holds element (p, r) at p*mr + r; rows
+// past the tile are +0. When k has at most kKeptBlocks blocks, a slot keeps every block of the tile row it
+// last packed, and a later tile of the same row run by the same thread uses them as they are (chunks are
+// numbered along tile rows). Packing is a plain copy, so this only saves time: with nc = 128, a 1024-wide
+// product would otherwise pack all of A eight times.
 //
 // Order of work. A tile runs its k-blocks in increasing order. Per block it packs (or finds) its A block,
 // then for each B strip runs the microkernel down the A strips. The first block starts the accumulators at
@@ -185,22 +193,26 @@ struct GemmImpl {
     }
   }
 
-  // Packs rows [i0, i0 + rows) x columns [k0, k0 + kc) of A into mr-row strips.
+  // Whether the microkernel reads strips of mr whole rows of A where they are ("A in place" above).
+  static bool reads_a_in_place(const GemmArgs& args) { return args.a_col == 1; }
+
+  // A last strip of 8 or 4 rows (fewer than mr) also runs in place, on a microkernel of that many rows,
+  // instead of a full one over zero padding: a sequence of 128 leaves 8 rows after ten strips of 12.
+  static constexpr bool short_rows(int64_t height) { return height < kMR && (height == 8 || height == 4); }
+  static bool strip_in_place(const GemmArgs& args, int64_t height) {
+    return reads_a_in_place(args) && (height == kMR || short_rows(height));
+  }
+
+  // Packs rows [i0, i0 + rows) x columns [k0, k0 + kc) of A into mr-row strips, except the strips read in
+  // place.
   static void pack_a(const GemmArgs& args, int64_t i0, int64_t rows, int64_t k0, int64_t kc, float* dst) {
     for (int64_t r0 = 0; r0 < rows; r0 += kMR, dst += kc * kMR) {
       const int64_t height = rows - r0 < kMR ? rows - r0 : kMR;
+      if (strip_in_place(args, height)) continue;
       const float* src = args.a + (i0 + r0) * args.a_row + k0 * args.a_col;
-      if (height == kMR && args.a_col == 1) {
-        const int64_t a_row = args.a_row;
-        for (int64_t p = 0; p < kc; ++p) {
-#pragma GCC unroll 16
-          for (int r = 0; r < kMR; ++r) dst[p * kMR + r] = src[r * a_row + p];
-        }
-      } else {
-        for (int64_t p = 0; p < kc; ++p) {
-          for (int64_t r = 0; r < height; ++r) dst[p * kMR + r] = src[r * args.a_row + p * args.a_col];
-          for (int64_t r = height; r < kMR; ++r) dst[p * kMR + r] = 0.0f;
-        }
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t r = 0; r < height; ++r) dst[p * kMR + r] = src[r * args.a_row + p * args.a_col];
+        for (int64_t r = height; r < kMR; ++r) dst[p * kMR + r] = 0.0f;
       }
     }
   }
@@ -212,23 +224,26 @@ struct GemmImpl {
     }
   }
 
-  // The mr x nr register tile: c (row stride ldc) = (first ? +0 : c) + a_strip * b_strip over kc steps.
-  template <bool kExact>
-  static void microkernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool first,
-                          bool canonical_nan) {
-    F acc[kMR][kVecs];
+  // The kRows x nr register tile: c (row stride ldc) = (first ? +0 : c) + a_strip * b_strip over kc steps.
+  // The A strip is packed (element (p, r) at p*mr + r; lda unused; kRows = mr) or, with kInPlace, A itself
+  // (at r*lda + p).
+  template <bool kExact, bool kInPlace, int kRows = kMR>
+  static void microkernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                          bool first, bool canonical_nan) {
+    static_assert(kInPlace || kRows == kMR, "a packed strip has mr rows");
+    F acc[kRows][kVecs];
 #pragma GCC unroll 32
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) acc[r][v] = first ? L::splat(0.0f) : L::load(c + r * ldc + v * kW);
     }
-    for (int64_t p = 0; p < kc; ++p, a += kMR, b += kNR) {
+    for (int64_t p = 0; p < kc; ++p, a += kInPlace ? 1 : kMR, b += kNR) {
       F bv[kVecs];
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) bv[v] = L::load(b + v * kW);
 #pragma GCC unroll 32
-      for (int r = 0; r < kMR; ++r) {
-        const F av = L::splat(a[r]);
+      for (int r = 0; r < kRows; ++r) {
+        const F av = L::splat(kInPlace ? a[r * lda] : a[r]);
 #pragma GCC unroll 8
         for (int v = 0; v < kVecs; ++v) {
           if constexpr (kExact)
@@ -239,7 +254,7 @@ struct GemmImpl {
       }
     }
 #pragma GCC unroll 32
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) {
         L::store(c + r * ldc + v * kW, canonical_nan ? simd::canonicalize_nan<L>(acc[r][v]) : acc[r][v]);
@@ -276,14 +291,31 @@ struct GemmImpl {
         const float* b_strip = packed_b + k0 * padded_n + (j0 + jj) / kNR * kc * kNR;
         const int64_t width = cols - jj < kNR ? cols - jj : kNR;
         for (int64_t ii = 0; ii < rows; ii += kMR) {
-          const float* a_strip = a_pack + ii / kMR * kc * kMR;
           float* c = args.c + (i0 + ii) * args.ldc + j0 + jj;
           const int64_t height = rows - ii < kMR ? rows - ii : kMR;
-          if (height == kMR && width == kNR) {
-            microkernel<kExact>(kc, a_strip, b_strip, c, args.ldc, first, canonical_nan);
+          const bool in_place = strip_in_place(args, height);
+          const float* a_strip =
+              in_place ? args.a + (i0 + ii) * args.a_row + k0 : a_pack + ii / kMR * kc * kMR;
+          const auto run_microkernel = [&](float* out, int64_t ldo) {
+            const int64_t lda = args.a_row;
+            if (!in_place)
+              microkernel<kExact, false>(kc, a_strip, 0, b_strip, out, ldo, first, canonical_nan);
+            else if (height == kMR)
+              microkernel<kExact, true>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+            else if constexpr (kMR > 8) {
+              if (height == 8)
+                microkernel<kExact, true, 8>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+              else
+                microkernel<kExact, true, 4>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+            } else if constexpr (kMR > 4) {
+              microkernel<kExact, true, 4>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
+            }
+          };
+          if ((height == kMR || in_place) && width == kNR) {
+            run_microkernel(c, args.ldc);
           } else {
             if (!first) copy_block(c, args.ldc, edge, kNR, height, width);
-            microkernel<kExact>(kc, a_strip, b_strip, edge, kNR, first, canonical_nan);
+            run_microkernel(edge, kNR);
             copy_block(edge, kNR, c, args.ldc, height, width);
           }
         }

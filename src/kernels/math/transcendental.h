@@ -104,8 +104,10 @@ inline Reduced<L> exp_reduce(typename L::F x) {
 
 // e^x over the whole fp32 range (subnormal results round once, thanks to the split 2^a * 2^b scaling). The
 // fast flavour swaps in the fast exponential's reduction and polynomial but keeps this range handling, so
-// exp(88.5) is still finite and exp(89) still +inf.
-template <class L, bool kFast = false>
+// exp(88.5) is still finite and exp(89) still +inf. kCanonicalNaN = false leaves a NaN's payload as it comes,
+// for a caller that makes its own result's NaN canonical (only the payload differs, so the caller's bits do
+// not).
+template <class L, bool kFast = false, bool kCanonicalNaN = true>
 inline typename L::F exp(typename L::F x) {
   using F = typename L::F;
   const detail::Reduced<L> red = detail::exp_reduce<L, kFast>(x);
@@ -114,7 +116,10 @@ inline typename L::F exp(typename L::F x) {
   F result = (red.p * detail::pow2<L>(a)) * detail::pow2<L>(b);
   result = L::select(x > 88.72283172607422f, L::splat(detail::kInf), result);
   result = L::select(x < -103.97207641601562f, L::splat(0.0f), result);
-  return detail::nan_guard<L>(x, result);
+  if constexpr (kCanonicalNaN)
+    return detail::nan_guard<L>(x, result);
+  else
+    return result;
 }
 
 // e^x for x <= 0 (or NaN), as softmax and attention use it: one scaling, and +0 instead of subnormal results.
@@ -192,8 +197,8 @@ inline typename L::F tanh(typename L::F x) {
 
 namespace detail {
 
-// Shared by erf and its `1 + erf` variant; kOnePlus picks which one is returned.
-template <class L, bool kFast, bool kOnePlus>
+// Shared by erf and its `1 + erf` variant; kOnePlus picks which one is returned. kCanonicalNaN as for exp.
+template <class L, bool kFast, bool kOnePlus, bool kCanonicalNaN = true>
 inline typename L::F erf_impl(typename L::F x) {
   using F = typename L::F;
   const F ax = abs_bits<L>(x);
@@ -214,12 +219,19 @@ inline typename L::F erf_impl(typename L::F x) {
       -0.0009413088f,  -0.0018891813f, -0.0002586738f,  0.0052144383f, -0.0103428485f, 0.015788378f,
       -0.018338649f,   0.008167262f,   0.035529688f,    -0.1543716f,   0.42758358f};
   const F g = horner<L, kFast>(s, kG);
-  const F split = ax * 4097.0f;
-  const F hi = split - (split - ax);
-  const F lo = ax - hi;
-  F z_lo = ((hi * hi - z) + 2.0f * (hi * lo)) + lo * lo;
+  F z_lo;
+  if constexpr (kFast && L::has_fma) {
+    // One fused multiply-add gives the same z_lo as the split below: for 0.5 <= ax < 64, where z_lo is used,
+    // both are the exact error x*x - z (checked for every float there), so the bits do not change.
+    z_lo = L::fma(ax, ax, 0.0f - z);
+  } else {
+    const F split = ax * 4097.0f;
+    const F hi = split - (split - ax);
+    const F lo = ax - hi;
+    z_lo = ((hi * hi - z) + 2.0f * (hi * lo)) + lo * lo;
+  }
   z_lo = L::select(ax >= 64.0f, L::splat(0.0f), z_lo);
-  const F exp_neg_z = onemodel::math::exp<L>(0.0f - z) * (1.0f - z_lo);
+  const F exp_neg_z = onemodel::math::exp<L, false, kCanonicalNaN>(0.0f - z) * (1.0f - z_lo);
   const F erfc = exp_neg_z * (t * g);
 
   F result;
@@ -229,7 +241,10 @@ inline typename L::F erf_impl(typename L::F x) {
   } else {
     result = or_sign<L>(L::select(small, erf_small, 1.0f - erfc), x);
   }
-  return nan_guard<L>(x, result);
+  if constexpr (kCanonicalNaN)
+    return nan_guard<L>(x, result);
+  else
+    return result;
 }
 
 // GELU limits shared by both forms: gelu(-inf) = -0, gelu(+inf) = +inf, NaN canonical.
@@ -247,18 +262,20 @@ inline typename L::F erf(typename L::F x) {
   return detail::erf_impl<L, kFast, false>(x);
 }
 
-// 1 + erf(x) without cancellation for negative x (it is erfc(-x) there).
-template <class L, bool kFast = false>
+// 1 + erf(x) without cancellation for negative x (it is erfc(-x) there). kCanonicalNaN as for exp.
+template <class L, bool kFast = false, bool kCanonicalNaN = true>
 inline typename L::F one_plus_erf(typename L::F x) {
-  return detail::erf_impl<L, kFast, true>(x);
+  return detail::erf_impl<L, kFast, true, kCanonicalNaN>(x);
 }
 
-// x * Phi(x) = 0.5x * (1 + erf(x / sqrt 2)).
+// x * Phi(x) = 0.5x * (1 + erf(x / sqrt 2)). Only the last step makes NaN canonical: the mask work of guards
+// in exp and erf too was a large share of the time, and a NaN they would have rewritten reaches the result as
+// a NaN or not at all (a select drops it), so the bits are the same.
 template <class L, bool kFast = false>
 inline typename L::F gelu_erf(typename L::F x) {
   using F = typename L::F;
   const F y = x * 0.70710677f;
-  const F result = (0.5f * x) * one_plus_erf<L, kFast>(y);
+  const F result = (0.5f * x) * one_plus_erf<L, kFast, false>(y);
   return detail::gelu_specials<L>(x, result);
 }
 
