@@ -246,6 +246,39 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
   }
 }
 
+// The chain calls arithmetic and Clip on raw blocks; Clip's bounds come from its attributes before opset 11
+// (cls's hard-swish is opset 9), default to the finite extremes when absent, and from 11 may be given in
+// part.
+TEST(GraphPasses, ElementwiseChainTakesClipBoundsOfEveryForm) {
+  const ConvCase& c = kConvs[0];
+  struct ClipForm {
+    const char* name;
+    int64_t opset;  // from 11: the lower bound as an input, no upper bound
+    std::vector<Attr> attrs;
+  };
+  const ClipForm forms[] = {
+      {"attributes", 9, {Attr::f("min", 0.0f), Attr::f("max", 6.0f)}},
+      {"max attribute", 9, {Attr::f("max", 0.5f)}},
+      {"no bounds", 9, {}},
+      {"min input", 13, {}},
+  };
+  for (const ClipForm& form : forms) {
+    ModelBuilder b = conv_model(c, form.opset);
+    b.initializer("three", Tensor::from(std::vector<float>{3.0f}, {}))
+        .initializer("zero", Tensor::from(std::vector<float>{0.0f}, {}))
+        .initializer("six", Tensor::from(std::vector<float>{6.0f}, {}))
+        .node("Add", {"y0", "three"}, {"a"});
+    if (form.opset < 11)
+      b.node("Clip", {"a"}, {"b"}, form.attrs);
+    else
+      b.node("Clip", {"a", "zero"}, {"b"});
+    b.node("Div", {"six", "b"}, {"d"}).node("Mul", {"d", "y0"}, {"z"}).output("z", DType::F32);
+    for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact})
+      EXPECT_EQ(nodes_after_passes(b, options(mode)), 1u) << form.name;
+    expect_same_bits_as_unfused(b, conv_input(c, true), form.name);
+  }
+}
+
 TEST(GraphPasses, DepthwiseEpilogueRunsOnGroupsOfPlanesWithTheSameBits) {
   // Planes of 260 x 260 outputs are each above the 64 Ki floats of a group, and the channel multiplier is 2:
   // three groups of two planes, each followed by its epilogue.

@@ -14,13 +14,14 @@
 
 #include "graph/ops/conv/factories.h"
 #include "graph/ops/elementwise/common.h"
+#include "graph/ops/elementwise/f32_block.h"
 #include "graph/ops/fused_epilogue.h"
 #include "graph/passes/graph_pass.h"
 
 namespace onemodel::passes {
 namespace {
 
-constexpr int64_t kBlock = 4096;
+constexpr int64_t kBlock = 2048;
 constexpr size_t kMaxOperands = 3;  // Clip: x, min, max
 
 // Operators whose output element i depends on input element i alone.
@@ -42,11 +43,15 @@ struct Step {
   std::unique_ptr<NodeInfo> info;  // the original node's, for its error messages
   std::vector<Operand> operands;
   bool ends_segment = false;  // writes the output block, which the next segment reads as its input
+  // The kernel's raw-block entry when it has one (float32 arithmetic, Clip): called directly, it skips the
+  // OpRun and the broadcast walk that a block would otherwise pay for on every step.
+  const ops::F32BlockKernel* block = nullptr;
 };
 
 class ElementwiseChain final : public OpKernel {
  public:
   explicit ElementwiseChain(std::vector<Step> steps) : steps_(std::move(steps)) {
+    for (Step& step : steps_) step.block = dynamic_cast<const ops::F32BlockKernel*>(step.kernel.get());
     supports_exact =
         std::all_of(steps_.begin(), steps_.end(), [](const Step& s) { return s.kernel->supports_exact; });
     in_place_input = 0;  // x is read by the first segment only, element by element against its output
@@ -98,32 +103,46 @@ class ElementwiseChain final : public OpKernel {
                  std::array<std::array<float, kBlock>, 2>& buffers) const {
     const float* input = x;
     const float* previous = nullptr;
-    std::array<TensorRef, kMaxOperands> inputs{};
-    std::array<TensorRef, 1> outputs{};
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& step = steps_[s];
-      for (size_t i = 0; i < step.operands.size(); ++i) {
-        const Operand& o = step.operands[i];
-        if (o.source == Source::Previous)
-          inputs[i] = block_ref(previous, count);
-        else if (o.source == Source::Input)
-          inputs[i] = block_ref(input, count);
-        else  // a single-element constant: a scalar broadcasts over the block
-          inputs[i] = TensorRef{DType::F32, Shape{}, outer.inputs[constant_offset + o.outer].data};
-      }
       float* target = step.ends_segment ? y : buffers[s % 2].data();
-      outputs[0] = block_ref(target, count);
-      OpRun r;
-      r.inputs = std::span<const TensorRef>(inputs.data(), step.operands.size());
-      r.outputs = outputs;
-      r.exact = outer.exact;
-      r.kernels = outer.kernels;
-      // Blocks run on several threads and the arena is not shared safely; with operands that never overlap
-      // the output, these kernels take no scratch.
-      r.scratch = nullptr;
-      r.threads = ThreadContext{1};
-      r.node = step.info.get();
-      step.kernel->run(r);
+      const auto constant = [&](const Operand& o) { return outer.inputs[constant_offset + o.outer].data; };
+      if (step.block) {
+        std::array<ops::F32BlockOperand, kMaxOperands> operands{};
+        for (size_t i = 0; i < step.operands.size(); ++i) {
+          const Operand& o = step.operands[i];
+          operands[i].data = o.source == Source::Previous ? previous
+                             : o.source == Source::Input  ? input
+                                                          : reinterpret_cast<const float*>(constant(o));
+          operands[i].advances = o.source != Source::Constant;
+        }
+        step.block->run_f32_block(*outer.kernels, outer.exact,
+                                  std::span(operands.data(), step.operands.size()), target,
+                                  static_cast<size_t>(count));
+      } else {
+        std::array<TensorRef, kMaxOperands> inputs{};
+        for (size_t i = 0; i < step.operands.size(); ++i) {
+          const Operand& o = step.operands[i];
+          if (o.source == Source::Previous)
+            inputs[i] = block_ref(previous, count);
+          else if (o.source == Source::Input)
+            inputs[i] = block_ref(input, count);
+          else  // a single-element constant: a scalar broadcasts over the block
+            inputs[i] = TensorRef{DType::F32, Shape{}, constant(o)};
+        }
+        std::array<TensorRef, 1> outputs = {block_ref(target, count)};
+        OpRun r;
+        r.inputs = std::span<const TensorRef>(inputs.data(), step.operands.size());
+        r.outputs = outputs;
+        r.exact = outer.exact;
+        r.kernels = outer.kernels;
+        // Blocks run on several threads and the arena is not shared safely; with operands that never overlap
+        // the output, these kernels take no scratch.
+        r.scratch = nullptr;
+        r.threads = ThreadContext{1};
+        r.node = step.info.get();
+        step.kernel->run(r);
+      }
       previous = target;
       if (step.ends_segment) input = y;
     }
