@@ -33,7 +33,8 @@
 // - C is written only inside the m x n window (c, ldc) and must not overlap A or B; A and B are read only at
 //   valid (i, p) and (p, j).
 // - A microkernel on a ragged edge (fewer than mr rows or nr columns left) runs on the slot's edge tile, with
-//   the valid part copied in and out, so padding never reaches C.
+//   the valid part copied in and out, so padding never reaches C; one whose rows are a multiple of
+//   kRowStep and whose columns are all there writes C directly with a register tile of just those rows.
 // - Every output belongs to exactly one chunk and k is never split, so chunks never share an output.
 // - Scratch, from the caller's pointer aligned up to 64 bytes: [packed B (gemm only)], then per thread a
 //   slot [edge tile mr x nr][tag: the tile row whose A blocks it holds][A blocks of mc x 256]. Slots come
@@ -61,7 +62,8 @@ struct GemmImpl {
   static constexpr int kMR = Tile::mr, kNR = Tile::nr, kVecs = Tile::nr / L::width;
   static constexpr int64_t kMC = Tile::mc, kNC = Tile::nc, kKC = 256;
   static constexpr int64_t kStripsPerPackChunk = 8;
-  static constexpr int64_t kAlignFloats = 16;  // 64 bytes
+  static constexpr int kRowStep = Tile::mr % 4 == 0 ? 4 : Tile::mr;  // row counts of the edge microkernels
+  static constexpr int64_t kAlignFloats = 16;                        // 64 bytes
   static_assert(Tile::nr % L::width == 0, "nr must be a whole number of vectors");
   static_assert(Tile::mc % Tile::mr == 0 && Tile::nc % Tile::nr == 0, "tiles must be whole microkernels");
 
@@ -212,13 +214,15 @@ struct GemmImpl {
     }
   }
 
-  // The mr x nr register tile: c (row stride ldc) = (first ? +0 : c) + a_strip * b_strip over kc steps.
-  template <bool kExact>
+  // The register tile of the first kRows rows of an A strip by nr: c (row stride ldc) = (first ? +0 : c) +
+  // a_strip * b_strip over kc steps. Each output's sequence of operations does not depend on kRows.
+  template <bool kExact, int kRows = kMR>
   static void microkernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool first,
                           bool canonical_nan) {
-    F acc[kMR][kVecs];
+    static_assert(kRows > 0 && kRows <= kMR, "a register tile has 1 to mr rows");
+    F acc[kRows][kVecs];
 #pragma GCC unroll 32
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) acc[r][v] = first ? L::splat(0.0f) : L::load(c + r * ldc + v * kW);
     }
@@ -227,7 +231,7 @@ struct GemmImpl {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) bv[v] = L::load(b + v * kW);
 #pragma GCC unroll 32
-      for (int r = 0; r < kMR; ++r) {
+      for (int r = 0; r < kRows; ++r) {
         const F av = L::splat(a[r]);
 #pragma GCC unroll 8
         for (int v = 0; v < kVecs; ++v) {
@@ -239,12 +243,26 @@ struct GemmImpl {
       }
     }
 #pragma GCC unroll 32
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) {
         L::store(c + r * ldc + v * kW, canonical_nan ? simd::canonicalize_nan<L>(acc[r][v]) : acc[r][v]);
       }
     }
+  }
+
+  // The microkernel of the fewest rows, in steps of kRowStep, that covers `rows` (at most mr): a strip at
+  // the bottom edge of A (cls's 1x1 convolutions have 8, 16, 40 or 200 output channels against mr = 12)
+  // computes the rows it has instead of a whole tile.
+  template <bool kExact, int kRows = kRowStep>
+  static void microkernel_rows(int64_t rows, int64_t kc, const float* a, const float* b, float* c,
+                               int64_t ldc, bool first, bool canonical_nan) {
+    if constexpr (kRows >= kMR)
+      microkernel<kExact>(kc, a, b, c, ldc, first, canonical_nan);
+    else if (rows <= kRows)
+      microkernel<kExact, kRows>(kc, a, b, c, ldc, first, canonical_nan);
+    else
+      microkernel_rows<kExact, kRows + kRowStep>(rows, kc, a, b, c, ldc, first, canonical_nan);
   }
 
   // The tile row whose packed A blocks a slot holds (-1: none), kept in the slot's own floats.
@@ -281,9 +299,11 @@ struct GemmImpl {
           const int64_t height = rows - ii < kMR ? rows - ii : kMR;
           if (height == kMR && width == kNR) {
             microkernel<kExact>(kc, a_strip, b_strip, c, args.ldc, first, canonical_nan);
+          } else if (height % kRowStep == 0 && width == kNR) {
+            microkernel_rows<kExact>(height, kc, a_strip, b_strip, c, args.ldc, first, canonical_nan);
           } else {
             if (!first) copy_block(c, args.ldc, edge, kNR, height, width);
-            microkernel<kExact>(kc, a_strip, b_strip, edge, kNR, first, canonical_nan);
+            microkernel_rows<kExact>(height, kc, a_strip, b_strip, edge, kNR, first, canonical_nan);
             copy_block(edge, kNR, c, args.ldc, height, width);
           }
         }
