@@ -329,6 +329,58 @@ TEST(ConvOps, PointwiseConvMatchesDefinition) {
   }
 }
 
+// A 1x1 convolution of a 1x1 input (squeeze-and-excitation) runs as one product with the images as rows and
+// the channels as columns: still the definition's bits, and within the summation bound in fast mode. Batches,
+// groups, 1-D to 3-D, a row count of one and several, channels past one register tile.
+TEST(ConvOps, SinglePixelConvMatchesDefinition) {
+  std::mt19937 rng(407);
+  struct Case {
+    int spatial;
+    int64_t batch, in_channels, out_channels, group;
+  };
+  for (const Case& c :
+       {Case{2, 1, 50, 200, 1}, Case{2, 3, 22, 88, 1}, Case{1, 2, 6, 10, 2}, Case{3, 1, 9, 3, 3}}) {
+    Spec s;
+    s.spatial = c.spatial;
+    s.batch = c.batch;
+    s.in_channels = c.in_channels;
+    s.out_channels = c.out_channels;
+    s.group = c.group;
+    s.in = s.kernel = s.stride = s.dilation = std::vector<int64_t>(static_cast<size_t>(c.spatial), 1);
+    s.pad_before = s.pad_after = s.output_padding = std::vector<int64_t>(static_cast<size_t>(c.spatial), 0);
+    s.bias = c.batch != 2;
+    s.constant_w = true;
+    const Operands o = operands(s, rng, true);
+    const Reference ref =
+        reference(s, o.x.to_vector<float>(), o.w.to_vector<float>(), o.b.to_vector<float>());
+    const ModelBuilder m = model(s, o.w, o.b);
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        const auto got =
+            m.run(feeds(s, o), options(ExecutionMode::Exact, path, threads))[0].to_vector<float>();
+        ASSERT_EQ(got.size(), ref.exact.size()) << s.str();
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(bits_of(got[i]), bits_of(ref.exact[i]))
+              << path << " threads " << threads << ": " << s.str();
+      }
+    }
+    const Operands finite = operands(s, rng, false);
+    const Reference bound_ref =
+        reference(s, finite.x.to_vector<float>(), finite.w.to_vector<float>(), finite.b.to_vector<float>());
+    const double terms = static_cast<double>(s.group_in() + 2);
+    for (const std::string& path : kernel_paths()) {
+      const auto got = model(s, finite.w, finite.b)
+                           .run(feeds(s, finite), options(ExecutionMode::Fast, path, 1))[0]
+                           .to_vector<float>();
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double bound = terms * 0x1p-24 * bound_ref.magnitude[i] + 1e-30;
+        ASSERT_LE(std::fabs(got[i] - bound_ref.value[i]), bound)
+            << path << " element " << i << ": " << s.str();
+      }
+    }
+  }
+}
+
 // A product deep enough (k = 1175: several 256-row blocks, a ragged last group of im2col rows) that the
 // output columns are split over several chunks.
 TEST(ConvOps, ColumnChunksMatchDefinition) {

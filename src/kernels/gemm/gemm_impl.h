@@ -33,8 +33,8 @@
 // - C is written only inside the m x n window (c, ldc) and must not overlap A or B; A and B are read only at
 //   valid (i, p) and (p, j).
 // - A microkernel on a ragged edge (fewer than mr rows or nr columns left) runs on the slot's edge tile, with
-//   the valid part copied in and out, so padding never reaches C; one whose rows are a multiple of
-//   kRowStep and whose columns are all there writes C directly with a register tile of just those rows.
+//   the valid part copied in and out, so padding never reaches C; one whose rows are one or a multiple
+//   of kRowStep and whose columns are all there writes C directly with a register tile of just those rows.
 // - Every output belongs to exactly one chunk and k is never split, so chunks never share an output.
 // - Scratch, from the caller's pointer aligned up to 64 bytes: [packed B (gemm only)], then per thread a
 //   slot [edge tile mr x nr][tag: the tile row whose A blocks it holds][A blocks of mc x 256]. Slots come
@@ -251,18 +251,19 @@ struct GemmImpl {
     }
   }
 
-  // The microkernel of the fewest rows, in steps of kRowStep, that covers `rows` (at most mr): a strip at
-  // the bottom edge of A (cls's 1x1 convolutions have 8, 16, 40 or 200 output channels against mr = 12)
-  // computes the rows it has instead of a whole tile.
-  template <bool kExact, int kRows = kRowStep>
+  // The microkernel of the fewest rows, one or a multiple of kRowStep, that covers `rows` (at most mr): a
+  // strip at the bottom edge of A (cls's 1x1 convolutions have 8, 16, 40 or 200 output channels against
+  // mr = 12) or a one-row product computes the rows it has instead of a whole tile.
+  template <bool kExact, int kRows = 1>
   static void microkernel_rows(int64_t rows, int64_t kc, const float* a, const float* b, float* c,
                                int64_t ldc, bool first, bool canonical_nan) {
+    constexpr int kNext = kRows == 1 ? kRowStep : kRows + kRowStep;
     if constexpr (kRows >= kMR)
       microkernel<kExact>(kc, a, b, c, ldc, first, canonical_nan);
     else if (rows <= kRows)
       microkernel<kExact, kRows>(kc, a, b, c, ldc, first, canonical_nan);
     else
-      microkernel_rows<kExact, kRows + kRowStep>(rows, kc, a, b, c, ldc, first, canonical_nan);
+      microkernel_rows<kExact, kNext>(rows, kc, a, b, c, ldc, first, canonical_nan);
   }
 
   // The tile row whose packed A blocks a slot holds (-1: none), kept in the slot's own floats.
@@ -299,7 +300,7 @@ struct GemmImpl {
           const int64_t height = rows - ii < kMR ? rows - ii : kMR;
           if (height == kMR && width == kNR) {
             microkernel<kExact>(kc, a_strip, b_strip, c, args.ldc, first, canonical_nan);
-          } else if (height % kRowStep == 0 && width == kNR) {
+          } else if ((height == 1 || height % kRowStep == 0) && width == kNR) {
             microkernel_rows<kExact>(height, kc, a_strip, b_strip, c, args.ldc, first, canonical_nan);
           } else {
             if (!first) copy_block(c, args.ldc, edge, kNR, height, width);

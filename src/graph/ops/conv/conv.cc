@@ -38,6 +38,8 @@ class Conv final : public OpKernel {
     if (s.output.count() == 0) return;
     if (depthwise(s)) {
       run_depthwise(run, s);  // adds the bias itself, and runs the epilogue
+    } else if (single_pixel(s)) {
+      run_single_pixel(run, s);  // likewise
     } else {
       run_im2col(run, s);
       if (run.has_input(2) && !epilogue_) add_bias(run, s);
@@ -102,6 +104,52 @@ class Conv final : public OpKernel {
         g.y = a.y + (n * s.out_channels + first) * plane;
         run.kernels->depthwise(g, scratch, run.threads);
         epilogue_->apply(run, g.y, count * plane, run.threads);
+      }
+    }
+  }
+
+  // A 1x1 convolution of a 1x1 input: the two small layers of a squeeze-and-excitation block after its
+  // GlobalAveragePool.
+  static bool single_pixel(const ConvShapes& s) {
+    return s.geometry.out_size() == 1 && input_is_im2col(s.geometry);
+  }
+
+  // Per group, W * x would be a product with a single column, which fills one nr-wide strip of the GEMM's
+  // register tile per mr channels. As x^T * W^T every image is a row and every channel a column of one
+  // product: the same multiplications (IEEE products commute to the bit), each output summing over the input
+  // channels in order from +0, so the bits are those of the general path. Then per image the bias, one
+  // rounded addition per channel in the Add's operand order, and the epilogue.
+  void run_single_pixel(const OpRun& run, const ConvShapes& s) const {
+    const int64_t group_in = s.in_channels / attrs_.group, group_out = s.out_channels / attrs_.group;
+    if (group_out == 0) return;
+    const KernelTable& kernels = *run.kernels;
+    const float* x = run.inputs[0].as<const float>();
+    const float* w = run.inputs[1].as<const float>();
+    const float* bias = run.has_input(2) ? run.inputs[2].as<const float>() : nullptr;
+    float* y = run.outputs[0].as<float>();
+    GemmArgs args;
+    args.m = s.batch;
+    args.n = group_out;
+    args.k = group_in;
+    args.a_row = s.in_channels;
+    args.b_row = 1;
+    args.b_col = group_in;
+    args.ldc = s.out_channels;
+    args.exact = run.exact;
+    const size_t floats = kernels.gemm_scratch_floats(args, run.threads);
+    float* scratch = floats == 0 ? nullptr : run.scratch->allocate_array<float>(floats);
+    for (int64_t grp = 0; grp < attrs_.group; ++grp) {
+      args.a = x + grp * group_in;
+      args.b = w + grp * group_out * group_in;
+      args.c = y + grp * group_out;
+      kernels.gemm(args, scratch, run.threads);
+      for (int64_t n = 0; n < s.batch; ++n) {
+        float* c = args.c + n * s.out_channels;
+        if (bias != nullptr) {
+          const float* b = bias + grp * group_out;
+          kernels.binary(BinaryFn::Add, run.exact, c, 1, b, 1, c, static_cast<size_t>(group_out));
+        }
+        if (epilogue_) epilogue_->apply(run, c, group_out, ThreadContext{1});
       }
     }
   }
