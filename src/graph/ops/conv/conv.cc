@@ -12,6 +12,7 @@
 
 #include "graph/ops/conv/conv_attrs.h"
 #include "graph/ops/conv/factories.h"
+#include "graph/ops/linalg/product.h"
 #include "graph/ops/shape/op_inputs.h"
 #include "kernels/conv/conv_lowering.h"
 
@@ -31,6 +32,23 @@ class Conv final : public OpKernel {
   void infer(InferContext& ctx) const override { infer_conv(ctx, attrs_, "Conv"); }
 
   bool has_epilogue() const { return epilogue_ != nullptr; }
+
+  // A single-pixel convolution (below) with constant weights packs them as its product's B once per plan.
+  std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    const TensorRef* w = ctx.input_value(1);
+    if (w == nullptr || w->dtype != DType::F32 || ctx.input_dtype(0) != DType::F32) return nullptr;
+    ConvShapes s;
+    if (!conv_shapes(attrs_, ctx.input_shape(0), w->shape, s).empty() || !single_pixel(s) ||
+        s.output.count() == 0 || s.in_channels == 0)
+      return nullptr;
+    const int64_t group_in = s.in_channels / attrs_.group, group_out = s.out_channels / attrs_.group;
+    auto packed = std::make_shared<SinglePixelWeights>();
+    for (int64_t grp = 0; grp < attrs_.group; ++grp) {
+      const float* group_w = w->as<const float>() + grp * group_out * group_in;
+      packed->groups.push_back(pack_weight(ctx, group_w, 1, group_in, group_in, group_out));
+    }
+    return packed;
+  }
 
   void run(const OpRun& run) const override {
     ConvShapes s;
@@ -117,8 +135,13 @@ class Conv final : public OpKernel {
   // Per group, W * x would be a product with a single column, which fills one nr-wide strip of the GEMM's
   // register tile per mr channels. As x^T * W^T every image is a row and every channel a column of one
   // product: the same multiplications (IEEE products commute to the bit), each output summing over the input
-  // channels in order from +0, so the bits are those of the general path. Then per image the bias, one
-  // rounded addition per channel in the Add's operand order, and the epilogue.
+  // channels in order from +0, so the bits are those of the general path. W^T comes packed from prepare()
+  // when the weights are constant. Then per image the bias, one rounded addition per channel in the Add's
+  // operand order, and the epilogue.
+  struct SinglePixelWeights {
+    std::vector<std::shared_ptr<const PackedWeight>> groups;
+  };
+
   void run_single_pixel(const OpRun& run, const ConvShapes& s) const {
     const int64_t group_in = s.in_channels / attrs_.group, group_out = s.out_channels / attrs_.group;
     if (group_out == 0) return;
@@ -135,14 +158,14 @@ class Conv final : public OpKernel {
     args.b_row = 1;
     args.b_col = group_in;
     args.ldc = s.out_channels;
-    args.exact = run.exact;
-    const size_t floats = kernels.gemm_scratch_floats(args, run.threads);
-    float* scratch = floats == 0 ? nullptr : run.scratch->allocate_array<float>(floats);
+    const auto* packed = static_cast<const SinglePixelWeights*>(run.state);
+    float* scratch = gemm_scratch(run, args, packed != nullptr ? packed->groups[0].get() : nullptr);
     for (int64_t grp = 0; grp < attrs_.group; ++grp) {
       args.a = x + grp * group_in;
       args.b = w + grp * group_out * group_in;
       args.c = y + grp * group_out;
-      kernels.gemm(args, scratch, run.threads);
+      run_gemm(run, args, packed != nullptr ? packed->groups[static_cast<size_t>(grp)].get() : nullptr,
+               scratch);
       for (int64_t n = 0; n < s.batch; ++n) {
         float* c = args.c + n * s.out_channels;
         if (bias != nullptr) {
