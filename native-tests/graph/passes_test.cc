@@ -281,6 +281,45 @@ TEST(GraphPasses, ElementwiseChainTakesClipBoundsOfEveryForm) {
   }
 }
 
+// A chain segment that is exactly a written-out hard-swish (Add, Clip, then Mul by x and Div in either order,
+// Add and Mul operands in either order) runs as one fused loop: the unfused graph's bits in every form, with
+// Clip's bounds as inputs or attributes.
+TEST(GraphPasses, ElementwiseChainRunsEveryHardSwishFormAsOneLoop) {
+  for (int form = 0; form < 8; ++form) {
+    const bool add_x_first = form & 1, mul_x_first = form & 2, div_last = form & 4;
+    for (float addend : {3.0f, -0.5f}) {
+      const ConvCase& c = form == 0 ? kConvs[0] : kConvs[2];
+      const int64_t opset = form == 7 ? 9 : 13;
+      ModelBuilder b = conv_model(c, opset);
+      b.initializer("c", Tensor::from(std::vector<float>{addend}, {}))
+          .initializer("zero", Tensor::from(std::vector<float>{0.0f}, {}))
+          .initializer("six", Tensor::from(std::vector<float>{6.0f}, {1}));
+      if (add_x_first)
+        b.node("Add", {"y0", "c"}, {"a"});
+      else
+        b.node("Add", {"c", "y0"}, {"a"});
+      if (opset < 11)
+        b.node("Clip", {"a"}, {"t"}, {Attr::f("min", 0.0f), Attr::f("max", 6.0f)});
+      else
+        b.node("Clip", {"a", "zero", "six"}, {"t"});
+      const std::string_view mul_in = div_last ? "t" : "q";
+      const std::string_view mul_out = div_last ? "p" : "z";
+      if (!div_last) b.node("Div", {"t", "six"}, {"q"});
+      if (mul_x_first)
+        b.node("Mul", {"y0", mul_in}, {mul_out});
+      else
+        b.node("Mul", {mul_in, "y0"}, {mul_out});
+      if (div_last) b.node("Div", {"p", "six"}, {"z"});
+      b.output("z", DType::F32);
+      const std::string label =
+          "hard-swish form " + std::to_string(form) + (addend == 3.0f ? "" : " NaN addend");
+      for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact})
+        EXPECT_EQ(nodes_after_passes(b, options(mode)), 1u) << label;
+      expect_same_bits_as_unfused(b, conv_input(c, true), label);
+    }
+  }
+}
+
 TEST(GraphPasses, DepthwiseEpilogueRunsOnGroupsOfPlanesWithTheSameBits) {
   // Planes of 260 x 260 outputs are each above the 64 Ki floats of a group, and the channel multiplier is 2:
   // three groups of two planes, each followed by its epilogue.

@@ -120,6 +120,7 @@ class VectorBinary final : public SameTypeBinary<Op>, public F32BlockKernel {
     const F32BlockOperand& b = operands[1];
     kernels.binary(Op::kVectorFn, exact, a.data, a.advances ? 1 : 0, b.data, b.advances ? 1 : 0, y, n);
   }
+  std::optional<BinaryFn> binary_fn() const override { return Op::kVectorFn; }
 };
 
 template <class Op>

@@ -69,10 +69,16 @@ class Clip final : public OpKernel, public F32BlockKernel {
 
   void run_f32_block(const KernelTable& kernels, bool exact, std::span<const F32BlockOperand> operands,
                      float* y, size_t n) const override {
-    const auto given = [&](size_t i) { return i < operands.size() ? operands[i].data : nullptr; };
-    const float lo = bound<F32Elem>(given(1), min_, finite_lowest<F32Elem>());
-    const float hi = bound<F32Elem>(given(2), max_, finite_max<F32Elem>());
+    float lo, hi;
+    clamp_bounds(operands, lo, hi);
     kernels.clamp(exact, operands[0].data, lo, hi, y, n);
+  }
+
+  bool clamp_bounds(std::span<const F32BlockOperand> operands, float& lo, float& hi) const override {
+    const auto given = [&](size_t i) { return i < operands.size() ? operands[i].data : nullptr; };
+    lo = bound<F32Elem>(given(1), min_, finite_lowest<F32Elem>());
+    hi = bound<F32Elem>(given(2), max_, finite_max<F32Elem>());
+    return true;
   }
 
  private:

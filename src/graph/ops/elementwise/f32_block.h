@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 
 #include "kernels/kernel_table.h"
@@ -25,6 +26,14 @@ class F32BlockKernel {
   // built the block (the pass admits float32 tensors of the block's shape and single-element constants).
   virtual void run_f32_block(const KernelTable& kernels, bool exact,
                              std::span<const F32BlockOperand> operands, float* y, size_t n) const = 0;
+
+  // What a block computes, for a pass that fuses several operators into one loop: the kernel table's
+  // arithmetic (Add, Sub, Mul, Div), or Clip's selects with the bounds it would use for these operands.
+  virtual std::optional<BinaryFn> binary_fn() const { return std::nullopt; }
+  virtual bool clamp_bounds(std::span<const F32BlockOperand> /*operands*/, float& /*lo*/,
+                            float& /*hi*/) const {
+    return false;
+  }
 };
 
 }  // namespace onemodel::ops
