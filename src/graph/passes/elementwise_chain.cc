@@ -1,10 +1,12 @@
 // elementwise-chain (preserves bits; beyond graph-passes.md, see docs/graph-passes.md): a chain of
 // element-wise nodes over one float32 tensor x (a Conv's output, or element-wise work on one), where each
 // intermediate has one reader and every other operand is x itself or a single-element float32 constant,
-// becomes one node. PaddleOCR's hard-swish Add(x, 3) -> Clip(0, 6) -> Div(6) -> Mul(x) is the case in mind.
+// becomes one node. PaddleOCR's hard-swish Add(x, 3) -> Clip(0, 6) -> Mul(x) -> Div(6) is the case in mind.
 // The node runs the same operators' own kernels in the same order on blocks of kBlock elements that stay in
-// the first-level cache, instead of one pass over memory per operator. Every operator here computes each
-// element on its own, so cutting the tensor into blocks changes no bit.
+// the first-level cache, instead of one pass over memory per operator (float32 arithmetic and Clip through
+// their raw-block entry, ops::F32BlockKernel); a segment that is a written-out hard-swish runs as one fused
+// loop of the same rounded operations (ChainKernels). Every operator here computes each element on its own,
+// so cutting the tensor into blocks changes no bit.
 // Then a fused chain whose x is another fused chain's output, read by nothing else, joins that chain as a new
 // segment (its x is the block the earlier segment wrote); and a fused chain whose x is the output of a Conv
 // without an epilogue, read by nothing else, becomes that Conv's epilogue, run on each finished block of rows
