@@ -27,13 +27,12 @@ struct ConvCase {
   int64_t out_size() const { return (size + 2 * pad - kernel) / stride + 1; }
 };
 
-// im2col with two column chunks, a 1x1 convolution reading the input as B, depthwise with stride 2, a 1x1
-// convolution of a 1x1 input (one product row).
+// im2col with two column chunks, a 1x1 convolution reading the input as B, depthwise with stride 2, and two
+// narrow convolutions run as the transposed product: a 1x1 input (one product row) and four output positions.
 const ConvCase kConvs[] = {
-    {"im2col", 5, 6, 1, 60, 3, 1, 1, true},
-    {"pointwise", 8, 8, 1, 17, 1, 1, 0, false},
-    {"depthwise", 6, 6, 6, 19, 3, 2, 1, true},
-    {"single-pixel", 40, 50, 1, 1, 1, 1, 0, true},
+    {"im2col", 5, 6, 1, 60, 3, 1, 1, true},    {"pointwise", 8, 8, 1, 17, 1, 1, 0, false},
+    {"depthwise", 6, 6, 6, 19, 3, 2, 1, true}, {"single-pixel", 40, 50, 1, 1, 1, 1, 0, true},
+    {"narrow", 7, 9, 1, 4, 3, 2, 1, true},
 };
 
 std::vector<float> conv_weights(const ConvCase& c) {
