@@ -4,10 +4,11 @@
 // in place: that is already the layout the product wants) and the im2col matrix as B, so every output sums
 // its (c, kd, ky, kx) taps in order from +0 as exact-mode.md defines; the bias is a separate pass. The output
 // columns are cut into fixed chunks whose im2col block is written straight into the GEMM's packed-B layout in
-// arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B. A Conv fused with its
-// activation or element-wise chain (graph passes conv-activation, elementwise-chain) adds the bias and runs
-// that epilogue on each chunk's rows as soon as the chunk's product is done, and after the depthwise kernel
-// on each group of output planes.
+// arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B. One with at most
+// kNarrowColumns output positions per image runs the same products transposed (run_narrow). A Conv fused with
+// its activation or element-wise chain (graph passes conv-activation, elementwise-chain) adds the bias and
+// runs that epilogue on each chunk's rows as soon as the chunk's product is done, and after the depthwise
+// kernel on each group of output planes.
 #include <algorithm>
 
 #include "graph/ops/conv/conv_attrs.h"
