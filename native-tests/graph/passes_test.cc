@@ -27,11 +27,12 @@ struct ConvCase {
   int64_t out_size() const { return (size + 2 * pad - kernel) / stride + 1; }
 };
 
-// im2col with two column chunks, a 1x1 convolution reading the input as B, depthwise with stride 2.
+// im2col with two column chunks, a 1x1 convolution reading the input as B, depthwise with stride 2, and two
+// narrow convolutions run as the transposed product: a 1x1 input (one product row) and four output positions.
 const ConvCase kConvs[] = {
-    {"im2col", 5, 6, 1, 60, 3, 1, 1, true},
-    {"pointwise", 8, 8, 1, 17, 1, 1, 0, false},
-    {"depthwise", 6, 6, 6, 19, 3, 2, 1, true},
+    {"im2col", 5, 6, 1, 60, 3, 1, 1, true},    {"pointwise", 8, 8, 1, 17, 1, 1, 0, false},
+    {"depthwise", 6, 6, 6, 19, 3, 2, 1, true}, {"single-pixel", 40, 50, 1, 1, 1, 1, 0, true},
+    {"narrow", 7, 9, 1, 4, 3, 2, 1, true},
 };
 
 std::vector<float> conv_weights(const ConvCase& c) {
@@ -243,6 +244,78 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
       EXPECT_EQ(nodes_after_passes(mixed, at_level(options(mode), OptimizationLevel::None)), 6u) << c.name;
     }
     expect_same_bits_as_unfused(mixed, conv_input(c, true), std::string(c.name) + " chain after BN");
+  }
+}
+
+// The chain calls arithmetic and Clip on raw blocks; Clip's bounds come from its attributes before opset 11
+// (cls's hard-swish is opset 9), default to the finite extremes when absent, and from 11 may be given in
+// part.
+TEST(GraphPasses, ElementwiseChainTakesClipBoundsOfEveryForm) {
+  const ConvCase& c = kConvs[0];
+  struct ClipForm {
+    const char* name;
+    int64_t opset;  // from 11: the lower bound as an input, no upper bound
+    std::vector<Attr> attrs;
+  };
+  const ClipForm forms[] = {
+      {"attributes", 9, {Attr::f("min", 0.0f), Attr::f("max", 6.0f)}},
+      {"max attribute", 9, {Attr::f("max", 0.5f)}},
+      {"no bounds", 9, {}},
+      {"min input", 13, {}},
+  };
+  for (const ClipForm& form : forms) {
+    ModelBuilder b = conv_model(c, form.opset);
+    b.initializer("three", Tensor::from(std::vector<float>{3.0f}, {}))
+        .initializer("zero", Tensor::from(std::vector<float>{0.0f}, {}))
+        .initializer("six", Tensor::from(std::vector<float>{6.0f}, {}))
+        .node("Add", {"y0", "three"}, {"a"});
+    if (form.opset < 11)
+      b.node("Clip", {"a"}, {"b"}, form.attrs);
+    else
+      b.node("Clip", {"a", "zero"}, {"b"});
+    b.node("Div", {"six", "b"}, {"d"}).node("Mul", {"d", "y0"}, {"z"}).output("z", DType::F32);
+    for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact})
+      EXPECT_EQ(nodes_after_passes(b, options(mode)), 1u) << form.name;
+    expect_same_bits_as_unfused(b, conv_input(c, true), form.name);
+  }
+}
+
+// A chain segment that is exactly a written-out hard-swish (Add, Clip, then Mul by x and Div in either order,
+// Add and Mul operands in either order) runs as one fused loop: the unfused graph's bits in every form, with
+// Clip's bounds as inputs or attributes.
+TEST(GraphPasses, ElementwiseChainRunsEveryHardSwishFormAsOneLoop) {
+  for (int form = 0; form < 8; ++form) {
+    const bool add_x_first = form & 1, mul_x_first = form & 2, div_last = form & 4;
+    for (float addend : {3.0f, -0.5f}) {
+      const ConvCase& c = form == 0 ? kConvs[0] : kConvs[2];
+      const int64_t opset = form == 7 ? 9 : 13;
+      ModelBuilder b = conv_model(c, opset);
+      b.initializer("c", Tensor::from(std::vector<float>{addend}, {}))
+          .initializer("zero", Tensor::from(std::vector<float>{0.0f}, {}))
+          .initializer("six", Tensor::from(std::vector<float>{6.0f}, {1}));
+      if (add_x_first)
+        b.node("Add", {"y0", "c"}, {"a"});
+      else
+        b.node("Add", {"c", "y0"}, {"a"});
+      if (opset < 11)
+        b.node("Clip", {"a"}, {"t"}, {Attr::f("min", 0.0f), Attr::f("max", 6.0f)});
+      else
+        b.node("Clip", {"a", "zero", "six"}, {"t"});
+      const std::string_view mul_in = div_last ? "t" : "q";
+      const std::string_view mul_out = div_last ? "p" : "z";
+      if (!div_last) b.node("Div", {"t", "six"}, {"q"});
+      if (mul_x_first)
+        b.node("Mul", {"y0", mul_in}, {mul_out});
+      else
+        b.node("Mul", {mul_in, "y0"}, {mul_out});
+      if (div_last) b.node("Div", {"p", "six"}, {"z"});
+      b.output("z", DType::F32);
+      const std::string label =
+          "hard-swish form " + std::to_string(form) + (addend == 3.0f ? "" : " NaN addend");
+      for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact})
+        EXPECT_EQ(nodes_after_passes(b, options(mode)), 1u) << label;
+      expect_same_bits_as_unfused(b, conv_input(c, true), label);
+    }
   }
 }
 

@@ -329,6 +329,75 @@ TEST(ConvOps, PointwiseConvMatchesDefinition) {
   }
 }
 
+// A convolution with at most eight output positions per image (squeeze-and-excitation on a 1x1 input,
+// silero's STFT and encoder) runs as im2col^T * W^T: still the definition's bits, and within the summation
+// bound in fast mode. Batches, groups, 1-D to 3-D, padding and strides, the input read in place (1x1) or
+// through im2col, one to eight positions, channels past one register tile, weights constant (packed at plan
+// time) or given at run time.
+TEST(ConvOps, NarrowConvMatchesDefinition) {
+  std::mt19937 rng(407);
+  struct Case {
+    int spatial;
+    int64_t batch, in_channels, out_channels, group, in, kernel, stride, pad;
+  };
+  const Case cases[] = {
+      {2, 1, 50, 200, 1, 1, 1, 1, 0},       // squeeze-and-excitation
+      {2, 3, 22, 88, 1, 1, 1, 1, 0},        // three images
+      {1, 2, 6, 10, 2, 1, 1, 1, 0},         // groups
+      {3, 1, 9, 3, 3, 1, 1, 1, 0},          // 3-D
+      {1, 1, 1, 130, 1, 512, 256, 128, 0},  // an STFT: three positions
+      {1, 1, 65, 128, 1, 4, 3, 1, 1},       // padded, four positions
+      {1, 2, 16, 24, 2, 8, 3, 2, 1},        // strided and grouped, four positions
+      {2, 1, 5, 7, 1, 2, 1, 1, 0},          // 1x1 read in place, four positions
+      {2, 1, 4, 6, 1, 5, 3, 2, 1},          // nine positions: the general path, for comparison
+  };
+  for (const Case& c : cases) {
+    Spec s;
+    s.spatial = c.spatial;
+    s.batch = c.batch;
+    s.in_channels = c.in_channels;
+    s.out_channels = c.out_channels;
+    s.group = c.group;
+    const auto axes = static_cast<size_t>(c.spatial);
+    s.in = std::vector<int64_t>(axes, c.in);
+    s.kernel = std::vector<int64_t>(axes, c.kernel);
+    s.stride = std::vector<int64_t>(axes, c.stride);
+    s.dilation = std::vector<int64_t>(axes, 1);
+    s.pad_before = s.pad_after = std::vector<int64_t>(axes, c.pad);
+    s.output_padding = std::vector<int64_t>(axes, 0);
+    s.bias = c.batch != 2;
+    s.constant_w = c.batch != 3;  // constant weights are packed once per plan
+    const Operands o = operands(s, rng, true);
+    const Reference ref =
+        reference(s, o.x.to_vector<float>(), o.w.to_vector<float>(), o.b.to_vector<float>());
+    const ModelBuilder m = model(s, o.w, o.b);
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        const auto got =
+            m.run(feeds(s, o), options(ExecutionMode::Exact, path, threads))[0].to_vector<float>();
+        ASSERT_EQ(got.size(), ref.exact.size()) << s.str();
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(bits_of(got[i]), bits_of(ref.exact[i]))
+              << path << " threads " << threads << ": " << s.str();
+      }
+    }
+    const Operands finite = operands(s, rng, false);
+    const Reference bound_ref =
+        reference(s, finite.x.to_vector<float>(), finite.w.to_vector<float>(), finite.b.to_vector<float>());
+    const double terms = static_cast<double>(s.group_in() * count_of(s.kernel) + 2);
+    for (const std::string& path : kernel_paths()) {
+      const auto got = model(s, finite.w, finite.b)
+                           .run(feeds(s, finite), options(ExecutionMode::Fast, path, 1))[0]
+                           .to_vector<float>();
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double bound = terms * 0x1p-24 * bound_ref.magnitude[i] + 1e-30;
+        ASSERT_LE(std::fabs(got[i] - bound_ref.value[i]), bound)
+            << path << " element " << i << ": " << s.str();
+      }
+    }
+  }
+}
+
 // A product deep enough (k = 1175: several 256-row blocks, a ragged last group of im2col rows) that the
 // output columns are split over several chunks.
 TEST(ConvOps, ColumnChunksMatchDefinition) {

@@ -1,26 +1,31 @@
 // elementwise-chain (preserves bits; beyond graph-passes.md, see docs/graph-passes.md): a chain of
 // element-wise nodes over one float32 tensor x (a Conv's output, or element-wise work on one), where each
 // intermediate has one reader and every other operand is x itself or a single-element float32 constant,
-// becomes one node. PaddleOCR's hard-swish Add(x, 3) -> Clip(0, 6) -> Div(6) -> Mul(x) is the case in mind.
+// becomes one node. PaddleOCR's hard-swish Add(x, 3) -> Clip(0, 6) -> Mul(x) -> Div(6) is the case in mind.
 // The node runs the same operators' own kernels in the same order on blocks of kBlock elements that stay in
-// the first-level cache, instead of one pass over memory per operator. Every operator here computes each
-// element on its own, so cutting the tensor into blocks changes no bit.
+// the first-level cache, instead of one pass over memory per operator (float32 arithmetic and Clip through
+// their raw-block entry, ops::F32BlockKernel); a segment that is a written-out hard-swish runs as one fused
+// loop of the same rounded operations (ChainKernels). Every operator here computes each element on its own,
+// so cutting the tensor into blocks changes no bit.
 // Then a fused chain whose x is another fused chain's output, read by nothing else, joins that chain as a new
 // segment (its x is the block the earlier segment wrote); and a fused chain whose x is the output of a Conv
 // without an epilogue, read by nothing else, becomes that Conv's epilogue, run on each finished block of rows
 // while it is in cache.
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "graph/ops/conv/factories.h"
 #include "graph/ops/elementwise/common.h"
+#include "graph/ops/elementwise/f32_block.h"
 #include "graph/ops/fused_epilogue.h"
 #include "graph/passes/graph_pass.h"
+#include "kernels/elementwise/chain_kernels.h"
 
 namespace onemodel::passes {
 namespace {
 
-constexpr int64_t kBlock = 4096;
+constexpr int64_t kBlock = 2048;
 constexpr size_t kMaxOperands = 3;  // Clip: x, min, max
 
 // Operators whose output element i depends on input element i alone.
@@ -42,11 +47,25 @@ struct Step {
   std::unique_ptr<NodeInfo> info;  // the original node's, for its error messages
   std::vector<Operand> operands;
   bool ends_segment = false;  // writes the output block, which the next segment reads as its input
+  // The kernel's raw-block entry when it has one (float32 arithmetic, Clip): called directly, it skips the
+  // OpRun and the broadcast walk that a block would otherwise pay for on every step.
+  const ops::F32BlockKernel* block = nullptr;
+  // Set on the first of four steps that form a written-out hard-swish segment, run as one loop: whether
+  // its Div comes last.
+  std::optional<bool> hard_swish_div_last;
 };
+
+constexpr size_t kHardSwishSteps = 4;  // Add, Clip, then Mul and Div in either order
 
 class ElementwiseChain final : public OpKernel {
  public:
   explicit ElementwiseChain(std::vector<Step> steps) : steps_(std::move(steps)) {
+    for (Step& step : steps_) step.block = dynamic_cast<const ops::F32BlockKernel*>(step.kernel.get());
+    for (size_t first = 0; first < steps_.size();) {
+      steps_[first].hard_swish_div_last = hard_swish_div_last(first);
+      while (!steps_[first].ends_segment) ++first;
+      ++first;
+    }
     supports_exact =
         std::all_of(steps_.begin(), steps_.end(), [](const Step& s) { return s.kernel->supports_exact; });
     in_place_input = 0;  // x is read by the first segment only, element by element against its output
@@ -87,6 +106,61 @@ class ElementwiseChain final : public OpKernel {
   }
 
  private:
+  // For the segment starting at step `first`, when it is exactly Add(x, c) -> Clip with constant bounds ->
+  // Mul(x, .) and Div(., d) in either order (Add and Mul operands in either order): whether the Div is last.
+  std::optional<bool> hard_swish_div_last(size_t first) const {
+    if (first + kHardSwishSteps > steps_.size() || !steps_[first + kHardSwishSteps - 1].ends_segment)
+      return std::nullopt;
+    for (size_t s = first; s + 1 < first + kHardSwishSteps; ++s) {
+      if (steps_[s].ends_segment) return std::nullopt;
+    }
+    const auto is = [&](size_t s, BinaryFn fn) {
+      return steps_[s].block && steps_[s].block->binary_fn() == fn;
+    };
+    const auto source = [&](size_t s, size_t i) { return steps_[s].operands[i].source; };
+    const auto sources = [&](size_t s, Source a, Source b) { return source(s, 0) == a && source(s, 1) == b; };
+    const auto x_and_previous = [&](size_t s) {
+      return sources(s, Source::Input, Source::Previous) || sources(s, Source::Previous, Source::Input);
+    };
+    const size_t add = first, clip = first + 1;
+    float lo, hi;
+    if (!is(add, BinaryFn::Add) ||
+        !(sources(add, Source::Input, Source::Constant) || sources(add, Source::Constant, Source::Input)))
+      return std::nullopt;
+    if (!steps_[clip].block || !steps_[clip].block->clamp_bounds({}, lo, hi) ||
+        source(clip, 0) != Source::Previous)
+      return std::nullopt;
+    for (size_t i = 1; i < steps_[clip].operands.size(); ++i) {
+      if (source(clip, i) != Source::Constant) return std::nullopt;
+    }
+    const bool div_last = is(first + 2, BinaryFn::Mul);
+    const size_t mul = div_last ? first + 2 : first + 3, div = div_last ? first + 3 : first + 2;
+    if (!is(mul, BinaryFn::Mul) || !x_and_previous(mul) || !is(div, BinaryFn::Div) ||
+        !sources(div, Source::Previous, Source::Constant))
+      return std::nullopt;
+    return div_last;
+  }
+
+  // Runs the hard-swish segment starting at step `first` (hard_swish_div_last) from `input` into y.
+  void run_hard_swish(const OpRun& outer, size_t constant_offset, size_t first, const float* input, float* y,
+                      int64_t count) const {
+    const auto constant = [&](const Operand& o) {
+      return reinterpret_cast<const float*>(outer.inputs[constant_offset + o.outer].data);
+    };
+    const Step& add = steps_[first];
+    const Step& clip = steps_[first + 1];
+    const bool div_last = *add.hard_swish_div_last;
+    const Step& div = steps_[div_last ? first + 3 : first + 2];
+    std::array<ops::F32BlockOperand, kMaxOperands> bounds{};
+    for (size_t i = 1; i < clip.operands.size(); ++i) bounds[i] = {constant(clip.operands[i]), false};
+    float lo, hi;
+    clip.block->clamp_bounds(std::span(bounds.data(), clip.operands.size()), lo, hi);
+    const bool c_second = add.operands[1].source == Source::Constant;
+    const float c = *constant(add.operands[c_second ? 1 : 0]), d = *constant(div.operands[1]);
+    chain_kernels(outer.kernels->path)
+        ->hard_swish(div_last, outer.exact, input, c, lo, hi, d, y, static_cast<size_t>(count));
+  }
+
   static TensorRef block_ref(const float* data, int64_t count) {
     return TensorRef{DType::F32, Shape{count}, reinterpret_cast<std::byte*>(const_cast<float*>(data))};
   }
@@ -98,32 +172,52 @@ class ElementwiseChain final : public OpKernel {
                  std::array<std::array<float, kBlock>, 2>& buffers) const {
     const float* input = x;
     const float* previous = nullptr;
-    std::array<TensorRef, kMaxOperands> inputs{};
-    std::array<TensorRef, 1> outputs{};
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& step = steps_[s];
-      for (size_t i = 0; i < step.operands.size(); ++i) {
-        const Operand& o = step.operands[i];
-        if (o.source == Source::Previous)
-          inputs[i] = block_ref(previous, count);
-        else if (o.source == Source::Input)
-          inputs[i] = block_ref(input, count);
-        else  // a single-element constant: a scalar broadcasts over the block
-          inputs[i] = TensorRef{DType::F32, Shape{}, outer.inputs[constant_offset + o.outer].data};
+      if (step.hard_swish_div_last) {
+        run_hard_swish(outer, constant_offset, s, input, y, count);
+        previous = input = y;
+        s += kHardSwishSteps - 1;
+        continue;
       }
       float* target = step.ends_segment ? y : buffers[s % 2].data();
-      outputs[0] = block_ref(target, count);
-      OpRun r;
-      r.inputs = std::span<const TensorRef>(inputs.data(), step.operands.size());
-      r.outputs = outputs;
-      r.exact = outer.exact;
-      r.kernels = outer.kernels;
-      // Blocks run on several threads and the arena is not shared safely; with operands that never overlap
-      // the output, these kernels take no scratch.
-      r.scratch = nullptr;
-      r.threads = ThreadContext{1};
-      r.node = step.info.get();
-      step.kernel->run(r);
+      const auto constant = [&](const Operand& o) { return outer.inputs[constant_offset + o.outer].data; };
+      if (step.block) {
+        std::array<ops::F32BlockOperand, kMaxOperands> operands{};
+        for (size_t i = 0; i < step.operands.size(); ++i) {
+          const Operand& o = step.operands[i];
+          operands[i].data = o.source == Source::Previous ? previous
+                             : o.source == Source::Input  ? input
+                                                          : reinterpret_cast<const float*>(constant(o));
+          operands[i].advances = o.source != Source::Constant;
+        }
+        step.block->run_f32_block(*outer.kernels, outer.exact,
+                                  std::span(operands.data(), step.operands.size()), target,
+                                  static_cast<size_t>(count));
+      } else {
+        std::array<TensorRef, kMaxOperands> inputs{};
+        for (size_t i = 0; i < step.operands.size(); ++i) {
+          const Operand& o = step.operands[i];
+          if (o.source == Source::Previous)
+            inputs[i] = block_ref(previous, count);
+          else if (o.source == Source::Input)
+            inputs[i] = block_ref(input, count);
+          else  // a single-element constant: a scalar broadcasts over the block
+            inputs[i] = TensorRef{DType::F32, Shape{}, constant(o)};
+        }
+        std::array<TensorRef, 1> outputs = {block_ref(target, count)};
+        OpRun r;
+        r.inputs = std::span<const TensorRef>(inputs.data(), step.operands.size());
+        r.outputs = outputs;
+        r.exact = outer.exact;
+        r.kernels = outer.kernels;
+        // Blocks run on several threads and the arena is not shared safely; with operands that never overlap
+        // the output, these kernels take no scratch.
+        r.scratch = nullptr;
+        r.threads = ThreadContext{1};
+        r.node = step.info.get();
+        step.kernel->run(r);
+      }
       previous = target;
       if (step.ends_segment) input = y;
     }

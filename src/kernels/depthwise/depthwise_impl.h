@@ -220,7 +220,7 @@ struct DepthwiseImpl {
   template <int kRows, bool kExact>
   static void row_group(const DepthwiseArgs& a, const Layout& l, const float* base, const int64_t* tap,
                         int64_t taps, const float* w, const float* bias, int64_t oy, float* y) {
-    constexpr int kW = L::width, kVecs = kRows >= 3 ? 2 : 4;
+    constexpr int kW = L::width, kVecs = kRows == 4 ? 2 : kRows == 3 ? 3 : 4;
     if (a.out_w < kW) {
       for (int64_t ox = 0; ox < a.out_w; ++ox)
         tile<typename L::Tail, kRows, 1, kExact>(a, l, base, tap, taps, w, bias, oy, ox, 0, y);

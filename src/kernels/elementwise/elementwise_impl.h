@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/elementwise/chain_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/simd.h"
 
@@ -110,6 +111,32 @@ void affine_loop(const float* x, float scale, float shift, float* y, size_t n) {
   for (; i < n; ++i) store_result<T, kExact>(y + i, T::load(x + i) * T::splat(scale) + T::splat(shift));
 }
 
+// The written-out hard-swish of ChainKernels on one vector: the Add, Clip, Mul and Div of the operators, each
+// rounded, the Div last or before the Mul.
+template <class L, bool kDivLast>
+inline typename L::F hard_swish_value(typename L::F x, typename L::F c, typename L::F lo, typename L::F hi,
+                                      typename L::F d) {
+  const typename L::F t = clamp_value<L>(x + c, lo, hi);
+  if constexpr (kDivLast)
+    return x * t / d;
+  else
+    return x * (t / d);
+}
+
+template <class L, bool kExact, bool kDivLast>
+void hard_swish_loop(const float* x, float c, float lo, float hi, float d, float* y, size_t n) {
+  using T = typename L::Tail;
+  size_t i = 0;
+  for (; i + L::width <= n; i += L::width) {
+    store_result<L, kExact>(y + i, hard_swish_value<L, kDivLast>(L::load(x + i), L::splat(c), L::splat(lo),
+                                                                 L::splat(hi), L::splat(d)));
+  }
+  for (; i < n; ++i) {
+    store_result<T, kExact>(y + i, hard_swish_value<T, kDivLast>(T::load(x + i), T::splat(c), T::splat(lo),
+                                                                 T::splat(hi), T::splat(d)));
+  }
+}
+
 }  // namespace elementwise_detail
 
 template <class L>
@@ -142,6 +169,16 @@ void affine_kernel(bool exact, const float* x, float scale, float shift, float* 
     elementwise_detail::affine_loop<L, true>(x, scale, shift, y, n);
   else
     elementwise_detail::affine_loop<L, false>(x, scale, shift, y, n);
+}
+
+template <class L>
+void hard_swish_kernel(bool div_last, bool exact, const float* x, float c, float lo, float hi, float d,
+                       float* y, size_t n) {
+  using namespace elementwise_detail;
+  if (exact)
+    (div_last ? hard_swish_loop<L, true, true> : hard_swish_loop<L, true, false>)(x, c, lo, hi, d, y, n);
+  else
+    (div_last ? hard_swish_loop<L, false, true> : hard_swish_loop<L, false, false>)(x, c, lo, hi, d, y, n);
 }
 
 }  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE

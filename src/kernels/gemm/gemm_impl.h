@@ -21,8 +21,8 @@
 // rows is read where it is: the microkernel broadcasts A(i0 + r, p) from row r, the mr rows advancing
 // together. Packing such a strip was a scalar transposing copy that took a tenth of a transformer encoder's
 // product time at sequence 128 (k = 128 or 512); reading in place costs the microkernel less than that. The
-// values and their order are the same, so the bits are. A last strip of 8 or 4 rows (fewer than mr) is read
-// in place too, by a microkernel of that many rows, instead of a full one over zero padding and an edge copy.
+// values and their order are the same, so the bits are. A last strip of one row or a multiple of kRowStep
+// rows (fewer than mr) is read in place too, by a microkernel of exactly that many rows.
 //
 // Packed A otherwise (a_col != 1, and other short last strips), per tile and k-block, in the running thread's
 // slot. Strip t (tile rows [t*mr, t*mr + mr)) starts at t*kc*mr and holds element (p, r) at p*mr + r; rows
@@ -41,7 +41,8 @@
 // - C is written only inside the m x n window (c, ldc) and must not overlap A or B; A and B are read only at
 //   valid (i, p) and (p, j).
 // - A microkernel on a ragged edge (fewer than mr rows or nr columns left) runs on the slot's edge tile, with
-//   the valid part copied in and out, so padding never reaches C.
+//   the valid part copied in and out, so padding never reaches C; one whose rows are one or a multiple of
+//   kRowStep and whose columns are all there writes C directly with a register tile of just those rows.
 // - Every output belongs to exactly one chunk and k is never split, so chunks never share an output.
 // - Scratch, from the caller's pointer aligned up to 64 bytes: [packed B (gemm only)], then per thread a
 //   slot [edge tile mr x nr][tag: the tile row whose A blocks it holds][A blocks of mc x 256]. Slots come
@@ -69,7 +70,8 @@ struct GemmImpl {
   static constexpr int kMR = Tile::mr, kNR = Tile::nr, kVecs = Tile::nr / L::width;
   static constexpr int64_t kMC = Tile::mc, kNC = Tile::nc, kKC = 256;
   static constexpr int64_t kStripsPerPackChunk = 8;
-  static constexpr int64_t kAlignFloats = 16;  // 64 bytes
+  static constexpr int kRowStep = Tile::mr % 4 == 0 ? 4 : Tile::mr;  // row counts of the edge microkernels
+  static constexpr int64_t kAlignFloats = 16;                        // 64 bytes
   static_assert(Tile::nr % L::width == 0, "nr must be a whole number of vectors");
   static_assert(Tile::mc % Tile::mr == 0 && Tile::nc % Tile::nr == 0, "tiles must be whole microkernels");
 
@@ -196,11 +198,15 @@ struct GemmImpl {
   // Whether the microkernel reads strips of mr whole rows of A where they are ("A in place" above).
   static bool reads_a_in_place(const GemmArgs& args) { return args.a_col == 1; }
 
-  // A last strip of 8 or 4 rows (fewer than mr) also runs in place, on a microkernel of that many rows,
-  // instead of a full one over zero padding: a sequence of 128 leaves 8 rows after ten strips of 12.
-  static constexpr bool short_rows(int64_t height) { return height < kMR && (height == 8 || height == 4); }
+  // Whether a strip of `height` rows has a microkernel of exactly that many rows (microkernel_rows): mr, one,
+  // or a multiple of kRowStep. Such a strip writes C directly and, with A in place, reads A directly too: a
+  // sequence of 128 leaves 8 rows after ten strips of 12, and cls's 1x1 convolutions have 8, 16, 40 or 200
+  // output channels.
+  static constexpr bool exact_rows(int64_t height) {
+    return height == kMR || height == 1 || height % kRowStep == 0;
+  }
   static bool strip_in_place(const GemmArgs& args, int64_t height) {
-    return reads_a_in_place(args) && (height == kMR || short_rows(height));
+    return reads_a_in_place(args) && exact_rows(height);
   }
 
   // Packs rows [i0, i0 + rows) x columns [k0, k0 + kc) of A into mr-row strips, except the strips read in
@@ -224,13 +230,13 @@ struct GemmImpl {
     }
   }
 
-  // The kRows x nr register tile: c (row stride ldc) = (first ? +0 : c) + a_strip * b_strip over kc steps.
-  // The A strip is packed (element (p, r) at p*mr + r; lda unused; kRows = mr) or, with kInPlace, A itself
-  // (at r*lda + p).
+  // The register tile of the first kRows rows of an A strip by nr: c (row stride ldc) = (first ? +0 : c) +
+  // a_strip * b_strip over kc steps. The A strip is packed (element (p, r) at p*mr + r; lda unused) or, with
+  // kInPlace, A itself (at r*lda + p). Each output's sequence of operations does not depend on kRows.
   template <bool kExact, bool kInPlace, int kRows = kMR>
   static void microkernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                           bool first, bool canonical_nan) {
-    static_assert(kInPlace || kRows == kMR, "a packed strip has mr rows");
+    static_assert(kRows > 0 && kRows <= kMR, "a register tile has 1 to mr rows");
     F acc[kRows][kVecs];
 #pragma GCC unroll 32
     for (int r = 0; r < kRows; ++r) {
@@ -260,6 +266,20 @@ struct GemmImpl {
         L::store(c + r * ldc + v * kW, canonical_nan ? simd::canonicalize_nan<L>(acc[r][v]) : acc[r][v]);
       }
     }
+  }
+
+  // The microkernel of the fewest rows, one or a multiple of kRowStep, that covers `rows` (at most mr). With
+  // kInPlace, `rows` must be exact_rows: A has no padding rows to read.
+  template <bool kExact, bool kInPlace, int kRows = 1>
+  static void microkernel_rows(int64_t rows, int64_t kc, const float* a, int64_t lda, const float* b,
+                               float* c, int64_t ldc, bool first, bool canonical_nan) {
+    constexpr int kNext = kRows == 1 ? kRowStep : kRows + kRowStep;
+    if constexpr (kRows >= kMR)
+      microkernel<kExact, kInPlace>(kc, a, lda, b, c, ldc, first, canonical_nan);
+    else if (rows <= kRows)
+      microkernel<kExact, kInPlace, kRows>(kc, a, lda, b, c, ldc, first, canonical_nan);
+    else
+      microkernel_rows<kExact, kInPlace, kNext>(rows, kc, a, lda, b, c, ldc, first, canonical_nan);
   }
 
   // The tile row whose packed A blocks a slot holds (-1: none), kept in the slot's own floats.
@@ -297,21 +317,14 @@ struct GemmImpl {
           const float* a_strip =
               in_place ? args.a + (i0 + ii) * args.a_row + k0 : a_pack + ii / kMR * kc * kMR;
           const auto run_microkernel = [&](float* out, int64_t ldo) {
-            const int64_t lda = args.a_row;
-            if (!in_place)
-              microkernel<kExact, false>(kc, a_strip, 0, b_strip, out, ldo, first, canonical_nan);
-            else if (height == kMR)
-              microkernel<kExact, true>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
-            else if constexpr (kMR > 8) {
-              if (height == 8)
-                microkernel<kExact, true, 8>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
-              else
-                microkernel<kExact, true, 4>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
-            } else if constexpr (kMR > 4) {
-              microkernel<kExact, true, 4>(kc, a_strip, lda, b_strip, out, ldo, first, canonical_nan);
-            }
+            if (in_place)
+              microkernel_rows<kExact, true>(height, kc, a_strip, args.a_row, b_strip, out, ldo, first,
+                                             canonical_nan);
+            else
+              microkernel_rows<kExact, false>(height, kc, a_strip, 0, b_strip, out, ldo, first,
+                                              canonical_nan);
           };
-          if ((height == kMR || in_place) && width == kNR) {
+          if (exact_rows(height) && width == kNR) {
             run_microkernel(c, args.ldc);
           } else {
             if (!first) copy_block(c, args.ldc, edge, kNR, height, width);

@@ -4,14 +4,16 @@
 // in place: that is already the layout the product wants) and the im2col matrix as B, so every output sums
 // its (c, kd, ky, kx) taps in order from +0 as exact-mode.md defines; the bias is a separate pass. The output
 // columns are cut into fixed chunks whose im2col block is written straight into the GEMM's packed-B layout in
-// arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B. A Conv fused with its
-// activation or element-wise chain (graph passes conv-activation, elementwise-chain) adds the bias and runs
-// that epilogue on each chunk's rows as soon as the chunk's product is done, and after the depthwise kernel
-// on each group of output planes.
+// arena scratch; a 1x1, stride-1, unpadded convolution reads the input itself as B. One with at most
+// kNarrowColumns output positions per image runs the same products transposed (run_narrow). A Conv fused with
+// its activation or element-wise chain (graph passes conv-activation, elementwise-chain) adds the bias and
+// runs that epilogue on each chunk's rows as soon as the chunk's product is done, and after the depthwise
+// kernel on each group of output planes.
 #include <algorithm>
 
 #include "graph/ops/conv/conv_attrs.h"
 #include "graph/ops/conv/factories.h"
+#include "graph/ops/linalg/product.h"
 #include "graph/ops/shape/op_inputs.h"
 #include "kernels/conv/conv_lowering.h"
 
@@ -20,6 +22,7 @@ namespace {
 
 constexpr int64_t kMaxDepthwiseStride = 8;           // wider column strides go through im2col (DepthwiseArgs)
 constexpr int64_t kEpilogueGroupFloats = 64 * 1024;  // depthwise outputs per epilogue call: 256 KiB, in L2
+constexpr int64_t kNarrowColumns = 8;  // output positions per image up to which a Conv runs transposed
 
 class Conv final : public OpKernel {
  public:
@@ -32,12 +35,31 @@ class Conv final : public OpKernel {
 
   bool has_epilogue() const { return epilogue_ != nullptr; }
 
+  // A narrow convolution (below) with constant weights packs them as its product's B once per plan.
+  std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    const TensorRef* w = ctx.input_value(1);
+    if (w == nullptr || w->dtype != DType::F32 || ctx.input_dtype(0) != DType::F32) return nullptr;
+    ConvShapes s;
+    if (!conv_shapes(attrs_, ctx.input_shape(0), w->shape, s).empty() || s.output.count() == 0 ||
+        s.in_channels == 0 || depthwise(s) || !narrow(s))
+      return nullptr;
+    const int64_t group_out = s.out_channels / attrs_.group,
+                  k = s.in_channels / attrs_.group * s.geometry.taps();
+    auto packed = std::make_shared<NarrowWeights>();
+    for (int64_t grp = 0; grp < attrs_.group; ++grp)
+      packed->groups.push_back(
+          pack_weight(ctx, w->as<const float>() + grp * group_out * k, 1, k, k, group_out));
+    return packed;
+  }
+
   void run(const OpRun& run) const override {
     ConvShapes s;
     conv_shapes(attrs_, run.inputs[0].shape, run.inputs[1].shape, s);
     if (s.output.count() == 0) return;
     if (depthwise(s)) {
       run_depthwise(run, s);  // adds the bias itself, and runs the epilogue
+    } else if (narrow(s)) {
+      run_narrow(run, s);  // likewise
     } else {
       run_im2col(run, s);
       if (run.has_input(2) && !epilogue_) add_bias(run, s);
@@ -102,6 +124,77 @@ class Conv final : public OpKernel {
         g.y = a.y + (n * s.out_channels + first) * plane;
         run.kernels->depthwise(g, scratch, run.threads);
         epilogue_->apply(run, g.y, count * plane, run.threads);
+      }
+    }
+  }
+
+  // A convolution with at most kNarrowColumns output positions per image: squeeze-and-excitation layers
+  // (a 1x1 input) and the short sequences of silero's encoder.
+  static bool narrow(const ConvShapes& s) { return s.geometry.out_size() <= kNarrowColumns; }
+
+  // Per image and group, W * im2col would be a product of at most kNarrowColumns columns, which fills one
+  // nr-wide strip of the GEMM's register tile per mr channels and packs all of W on every call. As
+  // im2col^T * W^T the positions are the few rows and the channels the columns: the same multiplications
+  // (IEEE products commute to the bit), each output summing its taps in order from +0, so the bits are those
+  // of the general path. W^T comes packed from prepare() when the weights are constant. The product lands in
+  // scratch as positions x channels and is transposed into the output (in place for a single position); then
+  // the bias, one rounded addition per output in the Add's operand order, and the epilogue.
+  struct NarrowWeights {
+    std::vector<std::shared_ptr<const PackedWeight>> groups;
+  };
+
+  void run_narrow(const OpRun& run, const ConvShapes& s) const {
+    const ConvGeometry& g = s.geometry;
+    const int64_t group_in = s.in_channels / attrs_.group, group_out = s.out_channels / attrs_.group;
+    const int64_t k = group_in * g.taps(), in_size = g.in_size(), out_size = g.out_size();
+    if (group_out == 0) return;
+    const KernelTable& kernels = *run.kernels;
+    const float* x = run.inputs[0].as<const float>();
+    const float* w = run.inputs[1].as<const float>();
+    const float* bias = run.has_input(2) ? run.inputs[2].as<const float>() : nullptr;
+    float* y = run.outputs[0].as<float>();
+    const bool direct = input_is_im2col(g);
+    GemmArgs args;
+    args.m = out_size;
+    args.n = group_out;
+    args.k = k;
+    args.a_row = 1;
+    args.a_col = direct ? in_size : out_size;  // the input itself, or the im2col matrix [k x out_size]
+    args.b_row = 1;
+    args.b_col = k;
+    args.ldc = group_out;
+    const auto* packed = static_cast<const NarrowWeights*>(run.state);
+    float* scratch = gemm_scratch(run, args, packed != nullptr ? packed->groups[0].get() : nullptr);
+    const bool lower = !direct && k > 0;  // the im2col matrix [k x out_size] is built per image and group
+    float* cols = lower ? run.scratch->allocate_array<float>(static_cast<size_t>(k * out_size)) : nullptr;
+    float* product = out_size == 1
+                         ? nullptr
+                         : run.scratch->allocate_array<float>(static_cast<size_t>(out_size * group_out));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t grp = 0; grp < attrs_.group; ++grp) {
+        const float* xg = x + (n * s.in_channels + grp * group_in) * in_size;
+        float* yg = y + (n * s.out_channels + grp * group_out) * out_size;
+        if (lower)
+          im2col_packed(g, xg, group_in, 0, out_size, out_size, cols);  // strips of out_size: row-major
+        args.a = direct ? xg : cols;
+        args.b = w + grp * group_out * k;
+        args.c = out_size == 1 ? yg : product;
+        run_gemm(run, args, packed != nullptr ? packed->groups[static_cast<size_t>(grp)].get() : nullptr,
+                 scratch);
+        if (out_size > 1) {
+          for (int64_t c = 0; c < group_out; ++c) {
+            for (int64_t o = 0; o < out_size; ++o) yg[c * out_size + o] = product[o * group_out + c];
+          }
+        }
+        if (bias != nullptr) {
+          const float* b = bias + grp * group_out;
+          if (out_size == 1)
+            kernels.binary(BinaryFn::Add, run.exact, yg, 1, b, 1, yg, static_cast<size_t>(group_out));
+          else
+            for (int64_t c = 0; c < group_out; ++c)
+              add_bias_row(kernels, yg + c * out_size, out_size, b[c], run.exact);
+        }
+        if (epilogue_) epilogue_->apply(run, yg, group_out * out_size, ThreadContext{1});
       }
     }
   }

@@ -11,6 +11,7 @@
 #include "graph/ops/elementwise/broadcast.h"
 #include "graph/ops/elementwise/common.h"
 #include "graph/ops/elementwise/element_types.h"
+#include "graph/ops/elementwise/f32_block.h"
 
 namespace onemodel::ops {
 
@@ -108,10 +109,27 @@ class SameTypeBinary : public OpKernel {
   }
 };
 
+// An arithmetic operator with a float32 vector kernel also runs on raw blocks (fused element-wise chains),
+// through the same kernel its own run reaches for float32.
+template <class Op>
+class VectorBinary final : public SameTypeBinary<Op>, public F32BlockKernel {
+ public:
+  void run_f32_block(const KernelTable& kernels, bool exact, std::span<const F32BlockOperand> operands,
+                     float* y, size_t n) const override {
+    const F32BlockOperand& a = operands[0];
+    const F32BlockOperand& b = operands[1];
+    kernels.binary(Op::kVectorFn, exact, a.data, a.advances ? 1 : 0, b.data, b.advances ? 1 : 0, y, n);
+  }
+  std::optional<BinaryFn> binary_fn() const override { return Op::kVectorFn; }
+};
+
 template <class Op>
 std::unique_ptr<OpKernel> make_same_type_binary(const NodeInfo& node) {
   require_inputs(node, 2);
-  return std::make_unique<SameTypeBinary<Op>>();
+  if constexpr (HasVectorFn<Op>)
+    return std::make_unique<VectorBinary<Op>>();
+  else
+    return std::make_unique<SameTypeBinary<Op>>();
 }
 
 }  // namespace onemodel::ops

@@ -6,13 +6,14 @@
 #include <string>
 #include <type_traits>
 
+#include "graph/ops/elementwise/f32_block.h"
 #include "graph/ops/elementwise/factories.h"
 #include "graph/ops/elementwise/unary_kernel.h"
 
 namespace onemodel::ops {
 namespace {
 
-class Clip final : public OpKernel {
+class Clip final : public OpKernel, public F32BlockKernel {
  public:
   // Attribute bounds (opsets before 11), empty when absent; from 11 both are empty and the inputs are read.
   Clip(std::optional<float> min, std::optional<float> max) : min_(min), max_(max) {
@@ -47,8 +48,8 @@ class Clip final : public OpKernel {
       using E = decltype(e);
       if constexpr (is_numeric_elem<E>) {
         using V = typename E::Value;
-        const V lo = bound<E>(run, 1, min_, finite_lowest<E>());
-        const V hi = bound<E>(run, 2, max_, finite_max<E>());
+        const V lo = bound<E>(input_bound<E>(run, 1), min_, finite_lowest<E>());
+        const V hi = bound<E>(input_bound<E>(run, 2), max_, finite_max<E>());
         if constexpr (std::is_same_v<E, F32Elem>) {  // the kernel table's vector loop, same selects
           const auto clamp = run.kernels->clamp;
           const float* x = run.inputs[0].as<const float>();
@@ -66,11 +67,31 @@ class Clip final : public OpKernel {
     });
   }
 
+  void run_f32_block(const KernelTable& kernels, bool exact, std::span<const F32BlockOperand> operands,
+                     float* y, size_t n) const override {
+    float lo, hi;
+    clamp_bounds(operands, lo, hi);
+    kernels.clamp(exact, operands[0].data, lo, hi, y, n);
+  }
+
+  bool clamp_bounds(std::span<const F32BlockOperand> operands, float& lo, float& hi) const override {
+    const auto given = [&](size_t i) { return i < operands.size() ? operands[i].data : nullptr; };
+    lo = bound<F32Elem>(given(1), min_, finite_lowest<F32Elem>());
+    hi = bound<F32Elem>(given(2), max_, finite_max<F32Elem>());
+    return true;
+  }
+
  private:
   template <class E>
-  static typename E::Value bound(const OpRun& run, size_t input, std::optional<float> attribute,
+  static const typename E::Stored* input_bound(const OpRun& run, size_t input) {
+    return run.has_input(input) ? run.inputs[input].as<const typename E::Stored>() : nullptr;
+  }
+
+  // An input bound (null when omitted), else the attribute (float types, opsets before 11), else `extreme`.
+  template <class E>
+  static typename E::Value bound(const typename E::Stored* input, std::optional<float> attribute,
                                  typename E::Value extreme) {
-    if (run.has_input(input)) return E::load(*run.inputs[input].as<const typename E::Stored>());
+    if (input) return E::load(*input);
     if constexpr (E::is_float) {
       if (attribute) return static_cast<typename E::Value>(*attribute);
     }
