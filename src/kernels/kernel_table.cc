@@ -1,52 +1,17 @@
-// The registry of kernel tables: one per path this build compiled (CMake defines ONEMODEL_HAS_PATH_<NAME>),
-// handed out only when the CPU can run it.
+// The registry of kernel tables: one per path this build compiled, handed out only when the CPU can run it.
 #include "kernels/kernel_table.h"
 
 #include "kernels/cpu.h"
+#include "kernels/paths/path_registry.h"
 
 namespace onemodel {
 
 GemmTileEpilogue::~GemmTileEpilogue() = default;
 
-namespace paths {
-#if defined(ONEMODEL_HAS_PATH_SCALAR)
-extern const KernelTable scalar_table;
-#endif
-#if defined(ONEMODEL_HAS_PATH_V128)
-extern const KernelTable v128_table;
-#endif
-#if defined(ONEMODEL_HAS_PATH_AVX2)
-extern const KernelTable avx2_table;
-#endif
-#if defined(ONEMODEL_HAS_PATH_AVX512)
-extern const KernelTable avx512_table;
-#endif
-}  // namespace paths
+// Every compiled table, whether or not this CPU can run it.
+ONEMODEL_PATH_REGISTRY(KernelTable, compiled_table, table)
 
 namespace {
-
-const KernelTable* compiled_table(KernelPath path) {
-  switch (path) {
-#if defined(ONEMODEL_HAS_PATH_SCALAR)
-    case KernelPath::Scalar:
-      return &paths::scalar_table;
-#endif
-#if defined(ONEMODEL_HAS_PATH_V128)
-    case KernelPath::V128:
-      return &paths::v128_table;
-#endif
-#if defined(ONEMODEL_HAS_PATH_AVX2)
-    case KernelPath::Avx2:
-      return &paths::avx2_table;
-#endif
-#if defined(ONEMODEL_HAS_PATH_AVX512)
-    case KernelPath::Avx512:
-      return &paths::avx512_table;
-#endif
-    default:
-      return nullptr;
-  }
-}
 
 constexpr KernelPath kAllPaths[] = {KernelPath::Scalar, KernelPath::V128, KernelPath::Avx2,
                                     KernelPath::Avx512};
