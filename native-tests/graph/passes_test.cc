@@ -280,6 +280,22 @@ TEST(GraphPasses, ElementwiseChainTakesClipBoundsOfEveryForm) {
   }
 }
 
+// Clip takes single values as bounds: one that is the chain's x (a whole tensor) is an error of the Clip node
+// with or without the passes, never a chain that reads one element of it.
+TEST(GraphPasses, ElementwiseChainLeavesAClipWhoseBoundIsNotAValue) {
+  const ConvCase& c = kConvs[0];
+  ModelBuilder b = conv_model(c, 13);
+  b.initializer("three", Tensor::from(std::vector<float>{3.0f}, {}))
+      .node("Add", {"y0", "three"}, {"a"})
+      .node("Clip", {"a", "y0"}, {"z"})
+      .output("z", DType::F32);
+  const Tensor x = conv_input(c, false);
+  for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    EXPECT_THROW(b.run({{"x", x}}, options(mode)), Error);
+    EXPECT_THROW(b.run({{"x", x}}, at_level(options(mode), OptimizationLevel::None)), Error);
+  }
+}
+
 // A chain segment that is exactly a written-out hard-swish (Add, Clip, then Mul by x and Div in either order,
 // Add and Mul operands in either order) runs as one fused loop: the unfused graph's bits in every form, with
 // Clip's bounds as inputs or attributes.

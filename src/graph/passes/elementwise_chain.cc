@@ -280,7 +280,7 @@ int32_t float_rank(const PassGraph& g, const std::vector<int32_t>& producer, int
 }
 
 // Maps the operands of node n onto the chain; false when one is neither x, the previous value, nor a
-// single-element float32 constant of rank at most x's.
+// single-element float32 constant of rank at most x's, or when a Clip bound is not such a constant.
 bool map_operands(PassGraph& g, const CompiledNode& n, int32_t x, int32_t previous, int32_t x_rank,
                   std::vector<int32_t>& outer, std::vector<Operand>& operands) {
   bool read_previous = previous < 0;
@@ -300,6 +300,10 @@ bool map_operands(PassGraph& g, const CompiledNode& n, int32_t x, int32_t previo
     }
     operands.push_back(o);
   }
+  // Clip's bounds are single values: x as a bound is refused by Clip itself, so the chain must not take it.
+  if (n.ir->op_type == "Clip" && std::any_of(operands.begin() + 1, operands.end(),
+                                             [](const Operand& o) { return o.source != Source::Constant; }))
+    return false;
   return read_previous;
 }
 
