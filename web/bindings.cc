@@ -14,12 +14,12 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "format/file_bytes.h"
 #include "golden/golden_kernels.h"
 #include "guarded.h"
 #include "onemodel/onemodel.h"
@@ -158,9 +158,16 @@ onemodel::SessionOptions options_from(const val& js) {
 // Model bytes cross into wasm memory exactly once (issue 7): copied here, then shared with the session, whose
 // model views them, or read in place by the converter. The copy starts on a 64-byte boundary, as a file read
 // natively does, so the session uses a .onemodel file's weights in place instead of copying them once more.
-onemodel::format::FileBytes bytes_from(const val& bytes) {
+struct ModelBytes {
+  std::span<const std::byte> bytes;
+  std::shared_ptr<const void> owner;
+};
+
+ModelBytes bytes_from(const val& bytes) {
   const size_t size = byte_length(bytes);
-  std::shared_ptr<std::byte> buffer = onemodel::format::aligned_buffer(size);
+  constexpr std::align_val_t kAlign{64};
+  std::shared_ptr<std::byte> buffer(static_cast<std::byte*>(::operator new(size == 0 ? 1 : size, kAlign)),
+                                    [](std::byte* p) { ::operator delete(p, kAlign); });
   copy_in(bytes, buffer.get(), size, "model bytes");
   return {{buffer.get(), size}, std::move(buffer)};
 }
@@ -275,14 +282,14 @@ class Handle {
 
 val load_session(val bytes, val options) {
   return guarded([&] {
-    const onemodel::format::FileBytes model = bytes_from(bytes);
+    const ModelBytes model = bytes_from(bytes);
     return val(Handle(onemodel::Session::load_shared(model.bytes, model.owner, options_from(options))));
   });
 }
 
 val load_model(val bytes, val options) {
   return guarded([&] {
-    const onemodel::format::FileBytes model = bytes_from(bytes);
+    const ModelBytes model = bytes_from(bytes);
     return val(Handle(onemodel::Model::load_shared(model.bytes, model.owner, options_from(options))));
   });
 }
