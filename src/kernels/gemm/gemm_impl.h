@@ -17,12 +17,13 @@
 // (columns [s*nr, s*nr + nr)) starts at s*kc*nr and holds element (p, j) at p*nr + j; columns past n are +0.
 // One packing chunk is 8 strips of one block.
 //
-// A in place. When A's columns are adjacent (a_col = 1: MatMul, Linear, Conv's weights), a strip of mr whole
-// rows is read where it is: the microkernel broadcasts A(i0 + r, p) from row r, the mr rows advancing
-// together. Packing such a strip was a scalar transposing copy that took a tenth of a transformer encoder's
-// product time at sequence 128 (k = 128 or 512); reading in place costs the microkernel less than that. The
-// values and their order are the same, so the bits are. A last strip of one row or a multiple of kRowStep
-// rows (fewer than mr) is read in place too, by a microkernel of exactly that many rows.
+// A in place. When A's columns are adjacent (a_col = 1: MatMul, Linear, Conv's weights) and the path's tile
+// asks for it (Tile::a_in_place: the AVX paths; on wasm it was slower), a strip of mr whole rows is read
+// where it is: the microkernel broadcasts A(i0 + r, p) from row r, the mr rows advancing together. Packing
+// such a strip was a scalar transposing copy that took a tenth of a transformer encoder's product time at
+// sequence 128 (k = 128 or 512); reading in place costs the microkernel less than that. The values and their
+// order are the same, so the bits are. A last strip of one row or a multiple of kRowStep rows (fewer than mr)
+// is read in place too, by a microkernel of exactly that many rows.
 //
 // Packed A otherwise (a_col != 1, and other short last strips), per tile and k-block, in the running thread's
 // slot. Strip t (tile rows [t*mr, t*mr + mr)) starts at t*kc*mr and holds element (p, r) at p*mr + r; rows
@@ -196,7 +197,7 @@ struct GemmImpl {
   }
 
   // Whether the microkernel reads strips of mr whole rows of A where they are ("A in place" above).
-  static bool reads_a_in_place(const GemmArgs& args) { return args.a_col == 1; }
+  static bool reads_a_in_place(const GemmArgs& args) { return Tile::a_in_place && args.a_col == 1; }
 
   // Whether a strip of `height` rows has a microkernel of exactly that many rows (microkernel_rows): mr, one,
   // or a multiple of kRowStep. Such a strip writes C directly and, with A in place, reads A directly too: a

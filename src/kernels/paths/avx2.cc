@@ -6,6 +6,7 @@ namespace onemodel::paths {
 using PathLanes = simd::XsimdLanes<xsimd::fma3<xsimd::avx2>, true>;
 struct PathTile {
   static constexpr int mr = 6, nr = 16, mc = 96, nc = 128;
+  static constexpr bool a_in_place = true;
 };
 constexpr KernelPath kPath = KernelPath::Avx2;
 constexpr std::string_view kPathName = "avx2";

@@ -6,6 +6,7 @@ namespace onemodel::paths {
 using PathLanes = simd::XsimdLanes<xsimd::avx512bw, true>;
 struct PathTile {
   static constexpr int mr = 12, nr = 32, mc = 96, nc = 128;
+  static constexpr bool a_in_place = true;
 };
 constexpr KernelPath kPath = KernelPath::Avx512;
 constexpr std::string_view kPathName = "avx512";

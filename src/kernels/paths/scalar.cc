@@ -6,6 +6,7 @@ namespace onemodel::paths {
 using PathLanes = simd::ScalarLanes<false>;
 struct PathTile {
   static constexpr int mr = 4, nr = 4, mc = 64, nc = 64;
+  static constexpr bool a_in_place = false;
 };
 constexpr KernelPath kPath = KernelPath::Scalar;
 constexpr std::string_view kPathName = "scalar";
