@@ -217,9 +217,18 @@ struct GemmImpl {
       const int64_t height = rows - r0 < kMR ? rows - r0 : kMR;
       if (strip_in_place(args, height)) continue;
       const float* src = args.a + (i0 + r0) * args.a_row + k0 * args.a_col;
-      for (int64_t p = 0; p < kc; ++p) {
-        for (int64_t r = 0; r < height; ++r) dst[p * kMR + r] = src[r * args.a_row + p * args.a_col];
-        for (int64_t r = height; r < kMR; ++r) dst[p * kMR + r] = 0.0f;
+      if (height == kMR && args.a_col == 1) {
+        // A full strip of adjacent columns on a path that packs it: a fixed-size transposing copy.
+        const int64_t a_row = args.a_row;
+        for (int64_t p = 0; p < kc; ++p) {
+#pragma GCC unroll 16
+          for (int r = 0; r < kMR; ++r) dst[p * kMR + r] = src[r * a_row + p];
+        }
+      } else {
+        for (int64_t p = 0; p < kc; ++p) {
+          for (int64_t r = 0; r < height; ++r) dst[p * kMR + r] = src[r * args.a_row + p * args.a_col];
+          for (int64_t r = height; r < kMR; ++r) dst[p * kMR + r] = 0.0f;
+        }
       }
     }
   }
@@ -318,12 +327,14 @@ struct GemmImpl {
           const float* a_strip =
               in_place ? args.a + (i0 + ii) * args.a_row + k0 : a_pack + ii / kMR * kc * kMR;
           const auto run_microkernel = [&](float* out, int64_t ldo) {
-            if (in_place)
-              microkernel_rows<kExact, true>(height, kc, a_strip, args.a_row, b_strip, out, ldo, first,
-                                             canonical_nan);
-            else
-              microkernel_rows<kExact, false>(height, kc, a_strip, 0, b_strip, out, ldo, first,
-                                              canonical_nan);
+            if constexpr (Tile::a_in_place) {
+              if (in_place) {
+                microkernel_rows<kExact, true>(height, kc, a_strip, args.a_row, b_strip, out, ldo, first,
+                                               canonical_nan);
+                return;
+              }
+            }
+            microkernel_rows<kExact, false>(height, kc, a_strip, 0, b_strip, out, ldo, first, canonical_nan);
           };
           if (exact_rows(height) && width == kNR) {
             run_microkernel(c, args.ldc);
