@@ -127,12 +127,10 @@ class ElementwiseChain final : public OpKernel {
     if (!is(add, BinaryFn::Add) ||
         !(sources(add, Source::Input, Source::Constant) || sources(add, Source::Constant, Source::Input)))
       return std::nullopt;
+    // Clip's bounds are constants already (map_operands admits no other).
     if (!steps_[clip].block || !steps_[clip].block->clamp_bounds({}, lo, hi) ||
         source(clip, 0) != Source::Previous)
       return std::nullopt;
-    for (size_t i = 1; i < steps_[clip].operands.size(); ++i) {
-      if (source(clip, i) != Source::Constant) return std::nullopt;
-    }
     const bool div_last = is(first + 2, BinaryFn::Mul);
     const size_t mul = div_last ? first + 2 : first + 3, div = div_last ? first + 3 : first + 2;
     if (!is(mul, BinaryFn::Mul) || !x_and_previous(mul) || !is(div, BinaryFn::Div) ||
