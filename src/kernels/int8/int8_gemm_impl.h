@@ -8,15 +8,19 @@
 //   Y[i, j] = S[i, j] - zA'[i] * colSum[j] - zB'[j] * rowSum[i] + k * zA'[i] * zB'[j],
 // with S = sum_p A'B', rowSum the row sums of A' and colSum the column sums of B'. This equals
 // sum_p (A - zA)(B - zB) exactly; all sums are int32 with wrapping (unsigned) arithmetic, so nothing here is
-// undefined even for absurd k. Every path forms the same integers, so every path gives the same bits.
+// undefined even for absurd k. A microkernel that multiplies unsigned bytes by signed ones (VNNI's vpdpbusd)
+// takes A'' = A' + 128 in [0, 255] and zA'' = zA' + 128 instead: the formula holds for A and zA moved by any
+// common amount, because it only ever uses their differences, so Y is the same integer. Every path forms the
+// same integers, so every path gives the same bits.
 //
 // Packed B (once per call, or once per weight): [colSum: np int32][strips], np = n rounded up to nr. Strip s
 // (columns [s*nr, s*nr + nr)) holds kp * nr int8 values, kp = k rounded up to a multiple of the microkernel's
 // group G (2 for pair products, 4 for Arm's dot product): element (p, j) at (p/G)*G*nr + G*j + p%G, so one
 // G*nr-byte row holds a group of k for every column. Padding is 0.
 // Packed A (once per call, in parallel over blocks of mc rows): panel t (rows [t*mr, t*mr + mr)) holds kp *
-// mr values (int16 for G = 2, int8 for G = 4), element (p, r) at (p/G)*G*mr + G*r + p%G, followed after all
-// panels by rowSum (mp int32). Padding rows are 0 (they only feed accumulators no one stores).
+// mr values (int16 for G = 2, int8 for Arm's G = 4, uint8 A'' for VNNI's G = 4), element (p, r) at (p/G)*G*mr
+// + G*r + p%G, followed after all panels by rowSum (mp int32). Padding rows are 0 (they only feed
+// accumulators no one stores).
 //
 // Work. Chunks are fixed mc x nc tiles of C (48 x 64); a chunk accumulates its tile in the running thread's
 // int32 slot, k-block by k-block (kc = 512) and B strip by B strip down the A panels, then runs the epilogue
@@ -28,6 +32,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/cpu.h"
 #include "kernels/int8/int8_output.h"
@@ -81,15 +86,12 @@ inline int32_t int8_load_pair(const int16_t* p) {
 }
 
 #if defined(__AVX512BW__)
-// 12 x 32: B widened to int16 in registers, 24 zmm accumulators. `PairAdd` adds the pair products of two
-// int16 vectors to an accumulator: vpmaddwd then vpaddd, or VNNI's vpdpwssd, which does both in one
-// instruction with the same wrapping int32 sum (its saturating twin is vpdpwssds).
-template <class PairAdd>
-struct Int8Avx512Dot {
+// 12 x 32: B widened to int16 in registers, 24 zmm accumulators.
+template <>
+struct Int8PairDot<KernelPath::Avx512> {
   static constexpr int mr = 12, nr = 32, group = 2;
   using AElem = int16_t;
-  __attribute__((always_inline)) static inline void body(int64_t pairs, const int16_t* a, const int8_t* b,
-                                                         int32_t* acc, int64_t ld, bool first) {
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     __m512i t[mr][2];
 #pragma GCC unroll 12
     for (int r = 0; r < mr; ++r) {
@@ -103,8 +105,8 @@ struct Int8Avx512Dot {
 #pragma GCC unroll 12
       for (int r = 0; r < mr; ++r) {
         const __m512i av = _mm512_set1_epi32(int8_load_pair(a + 2 * r));
-        t[r][0] = PairAdd::apply(t[r][0], av, b0);
-        t[r][1] = PairAdd::apply(t[r][1], av, b1);
+        t[r][0] = _mm512_add_epi32(t[r][0], _mm512_madd_epi16(av, b0));
+        t[r][1] = _mm512_add_epi32(t[r][1], _mm512_madd_epi16(av, b1));
       }
     }
 #pragma GCC unroll 12
@@ -114,31 +116,38 @@ struct Int8Avx512Dot {
   }
 };
 
-struct Int8MaddAdd {
-  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
-  }
-};
-
-template <>
-struct Int8PairDot<KernelPath::Avx512> : Int8Avx512Dot<Int8MaddAdd> {
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    body(pairs, a, b, acc, ld, first);
-  }
-};
-
-// The VNNI form, only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>). Written as assembly: the
-// path is compiled without VNNI, and a target attribute could not reach the shared loop above.
-struct Int8Dpwssd {
-  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
-    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
-    return acc;
-  }
-};
-
-struct Int8VnniDot : Int8Avx512Dot<Int8Dpwssd> {
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    body(pairs, a, b, acc, ld, first);
+// 12 x 32 on AVX512-VNNI's vpdpbusd: groups of four k, A unsigned bytes (the shifted domain plus 128, see
+// Int8GemmCore), B signed bytes, so one instruction makes 64 multiply-adds, twice vpmaddwd's. Each product of
+// an unsigned and a signed byte fits 16 bits and the four of a group are summed into the int32 lane with
+// wrapping, never saturating (unlike vpmaddubsw, or vpdpbusds), so the sums are the exact integers of the
+// pair kernels. Only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>); written as assembly
+// because the path is compiled without VNNI, and a target attribute could not reach the shared loop.
+struct Int8VnniDot {
+  static constexpr int mr = 12, nr = 32, group = 4;
+  using AElem = uint8_t;
+  static void run(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    __m512i t[mr][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) {
+        t[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(acc + r * ld + 16 * v);
+      }
+    }
+    for (int64_t q = 0; q < groups; ++q, a += 4 * mr, b += 4 * nr) {
+      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
+#pragma GCC unroll 12
+      for (int r = 0; r < mr; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, a + 4 * r, 4);
+        const __m512i av = _mm512_set1_epi32(quad);
+        __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][0]) : "v"(av), "v"(b0));
+        __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][1]) : "v"(av), "v"(b1));
+      }
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
+    }
   }
 };
 #endif
@@ -309,6 +318,9 @@ template <class Dot>
 struct Int8GemmCore {
   using AElem = typename Dot::AElem;
   static constexpr int64_t kMR = Dot::mr, kNR = Dot::nr, kG = Dot::group;
+  // 128 when the panels hold A'' (unsigned bytes), 0 when they hold A' (file comment).
+  static constexpr bool kUnsignedA = !std::is_signed_v<AElem>;
+  static constexpr uint32_t kAOffset = kUnsignedA ? 128 : 0;
   static constexpr int64_t kMC = 48, kNC = 64, kKC = 512;
   static constexpr int64_t kStripsPerPackChunk = 4;
   static constexpr int64_t kRun = 256;  // k values of one A row shifted at a time when packing
@@ -465,10 +477,17 @@ struct Int8GemmCore {
   // Where value (p, row 0) of a panel is; row r's is kG * r further.
   static constexpr int64_t slot(int64_t p) { return p / kG * kG * kMR + p % kG; }
 
-  // An operand byte in the shifted domain: flipping the top bit of a uint8 subtracts 128 modulo 256, which
-  // read as int8 is the shifted value; a signed operand is read as it is (flip 0).
+  // The byte an A byte is XORed with to reach the panels' domain: flipping the top bit of a uint8 subtracts
+  // 128 modulo 256, which read as int8 is A'; an int8 flipped and read as uint8 is A' + 128 (A''). A byte
+  // already in the domain's signedness is read as it is (flip 0).
+  static uint8_t a_flip(const Int8GemmArgs& args) { return args.a_signed == kUnsignedA ? 0x80 : 0; }
+  // An A byte in the panels' domain.
   static AElem shifted_byte(uint8_t byte, uint8_t flip) {
-    return static_cast<AElem>(static_cast<int8_t>(static_cast<uint8_t>(byte ^ flip)));
+    const auto v = static_cast<uint8_t>(byte ^ flip);
+    if constexpr (kUnsignedA)
+      return v;
+    else
+      return static_cast<AElem>(static_cast<int8_t>(v));
   }
 
   // Rows i0 .. i0 + rows - 1 of a strided A. Rows stored contiguously (a_col = 1) are shifted a run at a
@@ -477,7 +496,7 @@ struct Int8GemmCore {
   static void pack_matrix_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
                                 uint32_t* sum) {
     const auto* a = static_cast<const uint8_t*>(args.a) + i0 * args.a_row;
-    const uint8_t flip = args.a_signed ? 0 : 0x80;
+    const uint8_t flip = a_flip(args);
     if (args.a_col == 1) {
       static_assert(kRun % kG == 0 && kG * sizeof(AElem) == 4, "a run is whole groups of 4 bytes");
       AElem row[kRun];
@@ -566,7 +585,7 @@ struct Int8GemmCore {
   static void pack_conv_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
                               uint32_t* sum) {
     const Int8ConvA& g = *args.conv;
-    const uint8_t flip = args.a_signed ? 0 : 0x80;
+    const uint8_t flip = a_flip(args);
     int64_t corner[kMR];
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
@@ -578,7 +597,7 @@ struct Int8GemmCore {
     uint32_t group_sum[kG * kMR] = {};
     for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
       const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, groups = ceil_div(len, kG);
-      // `flip` reads as 0 in the shifted domain: padding rows and a ragged last group add nothing.
+      // `flip` reads as 0 in the panels' domain: padding rows and a ragged last group add nothing.
       std::memset(raw, flip, static_cast<size_t>(groups * kG * kMR));
       for (int64_t t = 0; t < len; ++t) {
         uint8_t* dst = raw + t / kG * kG * kMR + t % kG;
@@ -662,7 +681,8 @@ struct Int8GemmCore {
     const bool integers = args.epilogue != Int8Epilogue::Float;
     for (int64_t i = 0; i < rows; ++i) {
       const auto za =
-          static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i));
+          static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i)) +
+          kAOffset;
       const uint32_t rs = static_cast<uint32_t>(row_sum[i]) - k * za;
       int32_t* y = acc + i * kNC;
       for (int64_t j = 0; j < cols; ++j) {
@@ -733,7 +753,8 @@ struct Int8GemmChoice {
 };
 
 #if defined(__AVX512BW__)
-// The AVX-512 path takes vpdpwssd where the CPU has AVX512-VNNI (same tile and packed layout).
+// The AVX-512 path takes the vpdpbusd kernel where the CPU has AVX512-VNNI (same tile; the two pack
+// differently).
 inline bool int8_has_vnni() {
   static const bool has = cpu_has_avx512_vnni();
   return has;
