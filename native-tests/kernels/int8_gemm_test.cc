@@ -1,6 +1,9 @@
 // The int8 product kernel on every kernel path this CPU runs, against a 64-bit naive reference written here:
 // random shapes (1, odd, past kc = 512, past the 48 x 64 chunks), every signedness and zero-point kind, every
-// epilogue, strided output, im2col A, pre-packed B, and identical bits at 1, 2 and 3 threads.
+// epilogue, strided output, im2col A, pre-packed B, and identical bits at 1, 2 and 3 threads. The AVX-512 path
+// runs the microkernel this CPU gets (vpdpbusd with AVX512-VNNI, vpmaddwd without); k values that are not a
+// multiple of 4 exercise the ragged last group of the VNNI one. Column-major outputs (2 threads) cover the
+// epilogue's 16 x 16 block transpose and its ragged edges.
 #include <gtest/gtest.h>
 
 #include <cmath>
