@@ -577,6 +577,65 @@ struct Int8GemmCore {
     return padded;
   }
 
+#if defined(__AVX512BW__)
+  // A panel's rows as at most two runs of neighbouring output pixels of one output row each (the panel
+  // crosses at most one row end): run u covers the rows whose bit is set in mask[u], in byte lanes (row r at
+  // lane r * stride), and row r of it reads offset base[u] + r * stride from a tap.
+  struct RowRuns {
+    int count = 0;
+    int64_t base[2] = {};
+    uint32_t mask[2] = {};
+  };
+
+  // The runs of a panel of the 12-row kernels at stride 1 or 2; false when it needs more than two, or the
+  // tile or stride is another.
+  static bool row_runs(const Int8ConvA& g, const int64_t* corner, int64_t rows, RowRuns& runs) {
+    if (kMR != 12 || (kG != 2 && kG != 4) || (g.stride_w != 1 && g.stride_w != 2)) return false;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (r == 0 || corner[r] != corner[r - 1] + g.stride_w) {
+        if (runs.count == 2) return false;
+        runs.base[runs.count++] = corner[r] - r * g.stride_w;
+      }
+      runs.mask[runs.count - 1] |= 1u << (r * g.stride_w);
+    }
+    return true;
+  }
+
+  // A panel row's bytes of one tap in lane r (unread lanes hold `flip`, which is 0 in the panels' domain).
+  // The masked loads never touch a byte outside the rows' own taps.
+  static __m128i load_rows(const uint8_t* tap, const RowRuns& runs, int64_t stride, uint8_t flip) {
+    const auto at = [tap](int64_t offset) {
+      return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(tap) + static_cast<uintptr_t>(offset));
+    };
+    if (stride == 1) {
+      __m128i v = _mm_set1_epi8(static_cast<char>(flip));
+      for (int u = 0; u < runs.count; ++u) v = _mm_mask_loadu_epi8(v, runs.mask[u], at(runs.base[u]));
+      return v;
+    }
+    __m256i w = _mm256_set1_epi16(flip);  // stride 2: row r in the low byte of 16-bit lane r
+    for (int u = 0; u < runs.count; ++u) w = _mm256_mask_loadu_epi8(w, runs.mask[u], at(runs.base[u]));
+    return _mm256_cvtepi16_epi8(w);
+  }
+
+  // One group of kG taps of the 12 panel rows into `group` in the panel's order (row r's kG bytes side by
+  // side), by interleaving the taps' row vectors.
+  static void gather_group(const uint8_t* const* taps, const RowRuns& runs, int64_t stride, uint8_t flip,
+                           uint8_t* group) {
+    const __m128i v0 = load_rows(taps[0], runs, stride, flip), v1 = load_rows(taps[1], runs, stride, flip);
+    const __m128i lo = _mm_unpacklo_epi8(v0, v1), hi = _mm_unpackhi_epi8(v0, v1);  // rows 0-7, 8-15
+    if constexpr (kG == 2) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group), lo);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(group + 16), hi);
+    } else {
+      const __m128i v2 = load_rows(taps[2], runs, stride, flip), v3 = load_rows(taps[3], runs, stride, flip);
+      const __m128i lo23 = _mm_unpacklo_epi8(v2, v3), hi23 = _mm_unpackhi_epi8(v2, v3);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group), _mm_unpacklo_epi16(lo, lo23));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group + 16), _mm_unpackhi_epi16(lo, lo23));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group + 32), _mm_unpacklo_epi16(hi, hi23));
+    }
+  }
+#endif
+
   // Rows i0 .. i0 + rows - 1 of the im2col matrix (output pixels), im2col fused into the packing: k walks
   // (channel, kernel row, kernel column) incrementally, every row reading its tap at a fixed offset from
   // its window's corner. Every window lies inside the input (gemm pads a copy of it otherwise). A run of k
@@ -595,18 +654,39 @@ struct Int8GemmCore {
     int64_t kh = 0, kw = 0;  // the tap of the next k, in `channel`
     uint8_t raw[kRun * kMR];
     uint32_t group_sum[kG * kMR] = {};
+    const auto gather_tap = [&](const uint8_t* tap, uint8_t* dst) {
+      if (rows == kMR) {  // a constant trip count: unrolled without a test per row
+        for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
+      } else {
+        for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
+      }
+    };
+#if defined(__AVX512BW__)
+    RowRuns runs;
+    const bool vector = row_runs(g, corner, rows, runs);
+    const uint8_t* group_taps[kG];
+#endif
     for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
       const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, groups = ceil_div(len, kG);
       // `flip` reads as 0 in the panels' domain: padding rows and a ragged last group add nothing.
       std::memset(raw, flip, static_cast<size_t>(groups * kG * kMR));
       for (int64_t t = 0; t < len; ++t) {
-        uint8_t* dst = raw + t / kG * kG * kMR + t % kG;
+        uint8_t* group = raw + t / kG * kG * kMR;
         const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
-        if (rows == kMR) {  // a constant trip count: unrolled without a test per row
-          for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
+#if defined(__AVX512BW__)
+        if (vector) {  // a whole group at once; a ragged last group by rows
+          group_taps[t % kG] = tap;
+          if (t % kG == kG - 1) {
+            gather_group(group_taps, runs, g.stride_w, flip, group);
+          } else if (t == len - 1) {
+            for (int64_t e = 0; e <= t % kG; ++e) gather_tap(group_taps[e], group + e);
+          }
         } else {
-          for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
+          gather_tap(tap, group + t % kG);
         }
+#else
+        gather_tap(tap, group + t % kG);
+#endif
         if (++kw == g.kernel_w) {
           kw = 0;
           if (++kh == g.kernel_h) kh = 0, channel += g.in_h * g.in_w;
