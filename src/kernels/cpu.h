@@ -12,5 +12,7 @@ bool cpu_supports(KernelPath path);
 // True when the CPU runs the AVX-512 path and also has AVX512-VNNI (vpdpbusd), which that path's int8
 // product kernel then uses.
 bool cpu_has_avx512_vnni();
+// True when the CPU runs the AVX-512 path and also has AVX512-VBMI (vpermi2b, a 128-byte table lookup).
+bool cpu_has_avx512_vbmi();
 
 }  // namespace onemodel
