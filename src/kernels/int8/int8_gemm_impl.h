@@ -668,8 +668,14 @@ struct Int8GemmCore {
 #endif
     for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
       const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, groups = ceil_div(len, kG);
-      // `flip` reads as 0 in the panels' domain: padding rows and a ragged last group add nothing.
-      std::memset(raw, flip, static_cast<size_t>(groups * kG * kMR));
+      // `flip` reads as 0 in the panels' domain: padding rows and a ragged last group add nothing. The vector
+      // gather writes whole groups, padding rows included, so it needs this only for a ragged last group.
+      int64_t first_unwritten = 0;
+#if defined(__AVX512BW__)
+      if (vector) first_unwritten = len / kG;
+#endif
+      std::memset(raw + first_unwritten * kG * kMR, flip,
+                  static_cast<size_t>((groups - first_unwritten) * kG * kMR));
       for (int64_t t = 0; t < len; ++t) {
         uint8_t* group = raw + t / kG * kG * kMR;
         const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
