@@ -517,6 +517,10 @@ struct Int8GemmCore {
       }
       return;
     }
+#if defined(__AVX512BW__)
+    if (args.a_row == 1 && kMR == 12 && (kG == 2 || kG == 4))
+      return pack_adjacent_rows(args, a, rows, panel, sum);
+#endif
     for (int64_t p = 0; p < args.k; ++p) {
       AElem* dst = panel + slot(p);
       const uint8_t* src = a + p * args.a_col;
@@ -617,6 +621,37 @@ struct Int8GemmCore {
     return _mm256_cvtepi16_epi8(w);
   }
 
+  // pack_matrix_panel for rows adjacent in memory (a 1x1 convolution's input planes, a_row = 1): a k's rows
+  // are one run, gathered a group of k at a time as the convolutions' taps are.
+  static void pack_adjacent_rows(const Int8GemmArgs& args, const uint8_t* a, int64_t rows, AElem* panel,
+                                 uint32_t* sum) {
+    const uint8_t flip = a_flip(args);
+    RowRuns runs;
+    runs.count = 1;
+    runs.mask[0] = (1u << rows) - 1;
+    uint8_t raw[kRun * kMR];
+    uint32_t group_sum[kG * kMR] = {};
+    const uint8_t* taps[kG];
+    for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
+      const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, full = len / kG,
+                    groups = ceil_div(len, kG);
+      for (int64_t q = 0; q < full; ++q) {
+        for (int64_t e = 0; e < kG; ++e) taps[e] = a + (p0 + q * kG + e) * args.a_col;
+        gather_group(taps, runs, 1, flip, raw + q * kG * kMR);
+      }
+      if (full < groups) {  // a ragged last group: the zero byte where k runs out, and in the padding rows
+        uint8_t* group = raw + full * kG * kMR;
+        std::memset(group, flip, static_cast<size_t>(kG * kMR));
+        for (int64_t e = 0; e < len - full * kG; ++e) {
+          const uint8_t* src = a + (p0 + full * kG + e) * args.a_col;
+          for (int64_t r = 0; r < rows; ++r) group[kG * r + e] = src[r];
+        }
+      }
+      shift_groups(raw, groups, flip, panel + slot(p0), group_sum);
+    }
+    add_group_sums(group_sum, rows, sum);
+  }
+
   // One group of kG taps of the 12 panel rows into `group` in the panel's order (row r's kG bytes side by
   // side), by interleaving the taps' row vectors.
   static void gather_group(const uint8_t* const* taps, const RowRuns& runs, int64_t stride, uint8_t flip,
@@ -698,15 +733,26 @@ struct Int8GemmCore {
           if (++kh == g.kernel_h) kh = 0, channel += g.in_h * g.in_w;
         }
       }
-      AElem* dst = panel + slot(p0);
-      for (int64_t q = 0; q < groups; ++q) {
-        for (int64_t j = 0; j < kG * kMR; ++j) {
-          const AElem v = shifted_byte(raw[q * kG * kMR + j], flip);
-          dst[q * kG * kMR + j] = v;
-          group_sum[j] += static_cast<uint32_t>(static_cast<int32_t>(v));
-        }
+      shift_groups(raw, groups, flip, panel + slot(p0), group_sum);
+    }
+    add_group_sums(group_sum, rows, sum);
+  }
+
+  // Raw bytes of `groups` groups in the panel's order into the panel's domain at `dst`, each byte also added
+  // to its position's sum: one plain pass, which the compiler vectorises.
+  static void shift_groups(const uint8_t* raw, int64_t groups, uint8_t flip, AElem* dst,
+                           uint32_t* group_sum) {
+    for (int64_t q = 0; q < groups; ++q) {
+      for (int64_t j = 0; j < kG * kMR; ++j) {
+        const AElem v = shifted_byte(raw[q * kG * kMR + j], flip);
+        dst[q * kG * kMR + j] = v;
+        group_sum[j] += static_cast<uint32_t>(static_cast<int32_t>(v));
       }
     }
+  }
+
+  // The row sums from the sums per position of a group (row r's kG positions).
+  static void add_group_sums(const uint32_t* group_sum, int64_t rows, uint32_t* sum) {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t e = 0; e < kG; ++e) sum[r] += group_sum[kG * r + e];
     }
