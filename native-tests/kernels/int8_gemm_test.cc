@@ -1,6 +1,9 @@
 // The int8 product kernel on every kernel path this CPU runs, against a 64-bit naive reference written here:
 // random shapes (1, odd, past kc = 512, past the 48 x 64 chunks), every signedness and zero-point kind, every
-// epilogue, strided output, im2col A, pre-packed B, and identical bits at 1, 2 and 3 threads.
+// epilogue, strided output, im2col A, pre-packed B, and identical bits at 1, 2 and 3 threads. The AVX-512
+// path runs the microkernel this CPU gets (vpdpbusd with AVX512-VNNI, vpmaddwd without); k values that are
+// not a multiple of 4 exercise the ragged last group of the VNNI one. Column-major outputs (2 threads) cover
+// the epilogue's 16 x 16 block transpose and its ragged edges.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -267,7 +270,10 @@ TEST(Int8Gemm, Im2colA) {
                         // Windows inside the input for most or all panels (the unchecked packing).
                         {4, 12, 30, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
                         {3, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
-                        {2, 16, 17, 3, 2, 1, 3, 2, 2, 2, 1, 2, 0}};
+                        {2, 16, 17, 3, 2, 1, 3, 2, 2, 2, 1, 2, 0},
+                        // Stride 2 with dilation, unpadded: AVX-512 gathers whole panel rows by masked loads
+                        // up to the input's last byte.
+                        {3, 9, 40, 3, 3, 1, 2, 1, 2, 0, 0, 0, 0}};
   int variant = 0;
   for (const Case& c : cases) {
     Problem pr;

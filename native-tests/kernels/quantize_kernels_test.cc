@@ -119,5 +119,22 @@ TEST(QuantizeKernels, DequantizeEveryByteOnEveryPath) {
   }
 }
 
+TEST(QuantizeKernels, LookupEveryByteOnEveryPath) {
+  std::vector<uint8_t> table(256), x(1000);
+  std::mt19937 rng(3);
+  for (uint8_t& t : table) t = static_cast<uint8_t>(rng());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i < 256 ? i : rng());
+  for (const KernelTable* kernels : available_kernel_tables()) {
+    const QuantizeKernels* q = quantize_kernels(kernels->path);
+    for (const size_t n : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{300}, x.size()}) {
+      std::vector<uint8_t> y(n + 1, 0xA5);  // the byte past n must stay untouched
+      q->lookup(x.data(), table.data(), y.data(), n);
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(y[i], table[x[i]]) << kernels->name << " n " << n << " i " << i;
+      ASSERT_EQ(y[n], 0xA5) << kernels->name << " n " << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onemodel

@@ -12,7 +12,7 @@ namespace {
 #if defined(__x86_64__) || defined(__i386__)
 
 struct X86Features {
-  bool sse41 = false, avx2_fma = false, avx512 = false, avx512_vnni = false;
+  bool sse41 = false, avx2_fma = false, avx512 = false, avx512_vnni = false, avx512_vbmi = false;
 };
 
 bool bit(uint32_t reg, int index) {
@@ -44,6 +44,7 @@ X86Features detect() {
   // Our AVX-512 path is also compiled with -mfma, so it needs the AVX2+FMA conditions too.
   f.avx512 = f.avx2_fma && os_zmm && avx512_f && avx512_dq && avx512_bw && avx512_vl;
   f.avx512_vnni = f.avx512 && bit(ecx, 11);
+  f.avx512_vbmi = f.avx512 && bit(ecx, 1);
   return f;
 }
 
@@ -86,6 +87,14 @@ bool cpu_supports(KernelPath path) {
 bool cpu_has_avx512_vnni() {
 #if defined(__x86_64__) || defined(__i386__)
   return features().avx512_vnni;
+#else
+  return false;
+#endif
+}
+
+bool cpu_has_avx512_vbmi() {
+#if defined(__x86_64__) || defined(__i386__)
+  return features().avx512_vbmi;
 #else
   return false;
 #endif

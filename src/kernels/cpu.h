@@ -9,8 +9,10 @@ namespace onemodel {
 // True when the instructions of `path` can run here. Says nothing about whether this build compiled the path.
 bool cpu_supports(KernelPath path);
 
-// True when the CPU runs the AVX-512 path and also has AVX512-VNNI (vpdpwssd), which that path's int8
+// True when the CPU runs the AVX-512 path and also has AVX512-VNNI (vpdpbusd), which that path's int8
 // product kernel then uses.
 bool cpu_has_avx512_vnni();
+// True when the CPU runs the AVX-512 path and also has AVX512-VBMI (vpermi2b, a 128-byte table lookup).
+bool cpu_has_avx512_vbmi();
 
 }  // namespace onemodel

@@ -68,6 +68,7 @@ void run_passes(PassGraph& graph, const SessionOptions& options);
 
 // The passes themselves (one per file).
 void qdq(PassGraph& graph);
+void qdq_lookup(PassGraph& graph);
 void matmul_integer_fusion(PassGraph& graph);
 void constant_fold(PassGraph& graph);
 void conv_batchnorm_fold(PassGraph& graph);

@@ -98,6 +98,7 @@ namespace {
 
 constexpr GraphPass kPasses[] = {
     {"qdq", OptimizationLevel::All, false, qdq},
+    {"qdq-lookup", OptimizationLevel::All, true, qdq_lookup},
     {"matmul-integer-fusion", OptimizationLevel::All, true, matmul_integer_fusion},
     {"constant-fold", OptimizationLevel::Basic, true, constant_fold},
     {"conv-batchnorm-fold", OptimizationLevel::All, false, conv_batchnorm_fold},

@@ -8,15 +8,19 @@
 //   Y[i, j] = S[i, j] - zA'[i] * colSum[j] - zB'[j] * rowSum[i] + k * zA'[i] * zB'[j],
 // with S = sum_p A'B', rowSum the row sums of A' and colSum the column sums of B'. This equals
 // sum_p (A - zA)(B - zB) exactly; all sums are int32 with wrapping (unsigned) arithmetic, so nothing here is
-// undefined even for absurd k. Every path forms the same integers, so every path gives the same bits.
+// undefined even for absurd k. A microkernel that multiplies unsigned bytes by signed ones (VNNI's vpdpbusd)
+// takes A'' = A' + 128 in [0, 255] and zA'' = zA' + 128 instead: the formula holds for A and zA moved by any
+// common amount, because it only ever uses their differences, so Y is the same integer. Every path forms the
+// same integers, so every path gives the same bits.
 //
 // Packed B (once per call, or once per weight): [colSum: np int32][strips], np = n rounded up to nr. Strip s
 // (columns [s*nr, s*nr + nr)) holds kp * nr int8 values, kp = k rounded up to a multiple of the microkernel's
 // group G (2 for pair products, 4 for Arm's dot product): element (p, j) at (p/G)*G*nr + G*j + p%G, so one
 // G*nr-byte row holds a group of k for every column. Padding is 0.
 // Packed A (once per call, in parallel over blocks of mc rows): panel t (rows [t*mr, t*mr + mr)) holds kp *
-// mr values (int16 for G = 2, int8 for G = 4), element (p, r) at (p/G)*G*mr + G*r + p%G, followed after all
-// panels by rowSum (mp int32). Padding rows are 0 (they only feed accumulators no one stores).
+// mr values (int16 for G = 2, int8 for Arm's G = 4, uint8 A'' for VNNI's G = 4), element (p, r) at (p/G)*G*mr
+// + G*r + p%G, followed after all panels by rowSum (mp int32). Padding rows are 0 (they only feed
+// accumulators no one stores).
 //
 // Work. Chunks are fixed mc x nc tiles of C (48 x 64); a chunk accumulates its tile in the running thread's
 // int32 slot, k-block by k-block (kc = 512) and B strip by B strip down the A panels, then runs the epilogue
@@ -28,6 +32,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/cpu.h"
 #include "kernels/int8/int8_output.h"
@@ -81,15 +86,12 @@ inline int32_t int8_load_pair(const int16_t* p) {
 }
 
 #if defined(__AVX512BW__)
-// 12 x 32: B widened to int16 in registers, 24 zmm accumulators. `PairAdd` adds the pair products of two
-// int16 vectors to an accumulator: vpmaddwd then vpaddd, or VNNI's vpdpwssd, which does both in one
-// instruction with the same wrapping int32 sum (its saturating twin is vpdpwssds).
-template <class PairAdd>
-struct Int8Avx512Dot {
+// 12 x 32: B widened to int16 in registers, 24 zmm accumulators.
+template <>
+struct Int8PairDot<KernelPath::Avx512> {
   static constexpr int mr = 12, nr = 32, group = 2;
   using AElem = int16_t;
-  __attribute__((always_inline)) static inline void body(int64_t pairs, const int16_t* a, const int8_t* b,
-                                                         int32_t* acc, int64_t ld, bool first) {
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     __m512i t[mr][2];
 #pragma GCC unroll 12
     for (int r = 0; r < mr; ++r) {
@@ -103,8 +105,8 @@ struct Int8Avx512Dot {
 #pragma GCC unroll 12
       for (int r = 0; r < mr; ++r) {
         const __m512i av = _mm512_set1_epi32(int8_load_pair(a + 2 * r));
-        t[r][0] = PairAdd::apply(t[r][0], av, b0);
-        t[r][1] = PairAdd::apply(t[r][1], av, b1);
+        t[r][0] = _mm512_add_epi32(t[r][0], _mm512_madd_epi16(av, b0));
+        t[r][1] = _mm512_add_epi32(t[r][1], _mm512_madd_epi16(av, b1));
       }
     }
 #pragma GCC unroll 12
@@ -114,31 +116,38 @@ struct Int8Avx512Dot {
   }
 };
 
-struct Int8MaddAdd {
-  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
-  }
-};
-
-template <>
-struct Int8PairDot<KernelPath::Avx512> : Int8Avx512Dot<Int8MaddAdd> {
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    body(pairs, a, b, acc, ld, first);
-  }
-};
-
-// The VNNI form, only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>). Written as assembly: the
-// path is compiled without VNNI, and a target attribute could not reach the shared loop above.
-struct Int8Dpwssd {
-  __attribute__((always_inline)) static inline __m512i apply(__m512i acc, __m512i a, __m512i b) {
-    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
-    return acc;
-  }
-};
-
-struct Int8VnniDot : Int8Avx512Dot<Int8Dpwssd> {
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    body(pairs, a, b, acc, ld, first);
+// 12 x 32 on AVX512-VNNI's vpdpbusd: groups of four k, A unsigned bytes (the shifted domain plus 128, see
+// Int8GemmCore), B signed bytes, so one instruction makes 64 multiply-adds, twice vpmaddwd's. Each product of
+// an unsigned and a signed byte fits 16 bits and the four of a group are summed into the int32 lane with
+// wrapping, never saturating (unlike vpmaddubsw, or vpdpbusds), so the sums are the exact integers of the
+// pair kernels. Only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>); written as assembly
+// because the path is compiled without VNNI, and a target attribute could not reach the shared loop.
+struct Int8VnniDot {
+  static constexpr int mr = 12, nr = 32, group = 4;
+  using AElem = uint8_t;
+  static void run(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    __m512i t[mr][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) {
+        t[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(acc + r * ld + 16 * v);
+      }
+    }
+    for (int64_t q = 0; q < groups; ++q, a += 4 * mr, b += 4 * nr) {
+      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
+#pragma GCC unroll 12
+      for (int r = 0; r < mr; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, a + 4 * r, 4);
+        const __m512i av = _mm512_set1_epi32(quad);
+        __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][0]) : "v"(av), "v"(b0));
+        __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][1]) : "v"(av), "v"(b1));
+      }
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
+    }
   }
 };
 #endif
@@ -309,6 +318,9 @@ template <class Dot>
 struct Int8GemmCore {
   using AElem = typename Dot::AElem;
   static constexpr int64_t kMR = Dot::mr, kNR = Dot::nr, kG = Dot::group;
+  // 128 when the panels hold A'' (unsigned bytes), 0 when they hold A' (file comment).
+  static constexpr bool kUnsignedA = !std::is_signed_v<AElem>;
+  static constexpr uint32_t kAOffset = kUnsignedA ? 128 : 0;
   static constexpr int64_t kMC = 48, kNC = 64, kKC = 512;
   static constexpr int64_t kStripsPerPackChunk = 4;
   static constexpr int64_t kRun = 256;  // k values of one A row shifted at a time when packing
@@ -465,10 +477,17 @@ struct Int8GemmCore {
   // Where value (p, row 0) of a panel is; row r's is kG * r further.
   static constexpr int64_t slot(int64_t p) { return p / kG * kG * kMR + p % kG; }
 
-  // An operand byte in the shifted domain: flipping the top bit of a uint8 subtracts 128 modulo 256, which
-  // read as int8 is the shifted value; a signed operand is read as it is (flip 0).
+  // The byte an A byte is XORed with to reach the panels' domain: flipping the top bit of a uint8 subtracts
+  // 128 modulo 256, which read as int8 is A'; an int8 flipped and read as uint8 is A' + 128 (A''). A byte
+  // already in the domain's signedness is read as it is (flip 0).
+  static uint8_t a_flip(const Int8GemmArgs& args) { return args.a_signed == kUnsignedA ? 0x80 : 0; }
+  // An A byte in the panels' domain.
   static AElem shifted_byte(uint8_t byte, uint8_t flip) {
-    return static_cast<AElem>(static_cast<int8_t>(static_cast<uint8_t>(byte ^ flip)));
+    const auto v = static_cast<uint8_t>(byte ^ flip);
+    if constexpr (kUnsignedA)
+      return v;
+    else
+      return static_cast<AElem>(static_cast<int8_t>(v));
   }
 
   // Rows i0 .. i0 + rows - 1 of a strided A. Rows stored contiguously (a_col = 1) are shifted a run at a
@@ -477,7 +496,7 @@ struct Int8GemmCore {
   static void pack_matrix_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
                                 uint32_t* sum) {
     const auto* a = static_cast<const uint8_t*>(args.a) + i0 * args.a_row;
-    const uint8_t flip = args.a_signed ? 0 : 0x80;
+    const uint8_t flip = a_flip(args);
     if (args.a_col == 1) {
       static_assert(kRun % kG == 0 && kG * sizeof(AElem) == 4, "a run is whole groups of 4 bytes");
       AElem row[kRun];
@@ -498,6 +517,10 @@ struct Int8GemmCore {
       }
       return;
     }
+#if defined(__AVX512BW__)
+    if (args.a_row == 1 && kMR == 12 && (kG == 2 || kG == 4))
+      return pack_adjacent_rows(args, a, rows, panel, sum);
+#endif
     for (int64_t p = 0; p < args.k; ++p) {
       AElem* dst = panel + slot(p);
       const uint8_t* src = a + p * args.a_col;
@@ -558,6 +581,96 @@ struct Int8GemmCore {
     return padded;
   }
 
+#if defined(__AVX512BW__)
+  // A panel's rows as at most two runs of neighbouring output pixels of one output row each (the panel
+  // crosses at most one row end): run u covers the rows whose bit is set in mask[u], in byte lanes (row r at
+  // lane r * stride), and row r of it reads offset base[u] + r * stride from a tap.
+  struct RowRuns {
+    int count = 0;
+    int64_t base[2] = {};
+    uint32_t mask[2] = {};
+  };
+
+  // The runs of a panel of the 12-row kernels at stride 1 or 2; false when it needs more than two, or the
+  // tile or stride is another.
+  static bool row_runs(const Int8ConvA& g, const int64_t* corner, int64_t rows, RowRuns& runs) {
+    if (kMR != 12 || (kG != 2 && kG != 4) || (g.stride_w != 1 && g.stride_w != 2)) return false;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (r == 0 || corner[r] != corner[r - 1] + g.stride_w) {
+        if (runs.count == 2) return false;
+        runs.base[runs.count++] = corner[r] - r * g.stride_w;
+      }
+      runs.mask[runs.count - 1] |= 1u << (r * g.stride_w);
+    }
+    return true;
+  }
+
+  // A panel row's bytes of one tap in lane r (unread lanes hold `flip`, which is 0 in the panels' domain).
+  // The masked loads never touch a byte outside the rows' own taps.
+  static __m128i load_rows(const uint8_t* tap, const RowRuns& runs, int64_t stride, uint8_t flip) {
+    const auto at = [tap](int64_t offset) {
+      return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(tap) + static_cast<uintptr_t>(offset));
+    };
+    if (stride == 1) {
+      __m128i v = _mm_set1_epi8(static_cast<char>(flip));
+      for (int u = 0; u < runs.count; ++u) v = _mm_mask_loadu_epi8(v, runs.mask[u], at(runs.base[u]));
+      return v;
+    }
+    __m256i w = _mm256_set1_epi16(flip);  // stride 2: row r in the low byte of 16-bit lane r
+    for (int u = 0; u < runs.count; ++u) w = _mm256_mask_loadu_epi8(w, runs.mask[u], at(runs.base[u]));
+    return _mm256_cvtepi16_epi8(w);
+  }
+
+  // pack_matrix_panel for rows adjacent in memory (a 1x1 convolution's input planes, a_row = 1): a k's rows
+  // are one run, gathered a group of k at a time as the convolutions' taps are.
+  static void pack_adjacent_rows(const Int8GemmArgs& args, const uint8_t* a, int64_t rows, AElem* panel,
+                                 uint32_t* sum) {
+    const uint8_t flip = a_flip(args);
+    RowRuns runs;
+    runs.count = 1;
+    runs.mask[0] = (1u << rows) - 1;
+    uint8_t raw[kRun * kMR];
+    uint32_t group_sum[kG * kMR] = {};
+    const uint8_t* taps[kG];
+    for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
+      const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, full = len / kG,
+                    groups = ceil_div(len, kG);
+      for (int64_t q = 0; q < full; ++q) {
+        for (int64_t e = 0; e < kG; ++e) taps[e] = a + (p0 + q * kG + e) * args.a_col;
+        gather_group(taps, runs, 1, flip, raw + q * kG * kMR);
+      }
+      if (full < groups) {  // a ragged last group: the zero byte where k runs out, and in the padding rows
+        uint8_t* group = raw + full * kG * kMR;
+        std::memset(group, flip, static_cast<size_t>(kG * kMR));
+        for (int64_t e = 0; e < len - full * kG; ++e) {
+          const uint8_t* src = a + (p0 + full * kG + e) * args.a_col;
+          for (int64_t r = 0; r < rows; ++r) group[kG * r + e] = src[r];
+        }
+      }
+      shift_groups(raw, groups, flip, panel + slot(p0), group_sum);
+    }
+    add_group_sums(group_sum, rows, sum);
+  }
+
+  // One group of kG taps of the 12 panel rows into `group` in the panel's order (row r's kG bytes side by
+  // side), by interleaving the taps' row vectors.
+  static void gather_group(const uint8_t* const* taps, const RowRuns& runs, int64_t stride, uint8_t flip,
+                           uint8_t* group) {
+    const __m128i v0 = load_rows(taps[0], runs, stride, flip), v1 = load_rows(taps[1], runs, stride, flip);
+    const __m128i lo = _mm_unpacklo_epi8(v0, v1), hi = _mm_unpackhi_epi8(v0, v1);  // rows 0-7, 8-15
+    if constexpr (kG == 2) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group), lo);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(group + 16), hi);
+    } else {
+      const __m128i v2 = load_rows(taps[2], runs, stride, flip), v3 = load_rows(taps[3], runs, stride, flip);
+      const __m128i lo23 = _mm_unpacklo_epi8(v2, v3), hi23 = _mm_unpackhi_epi8(v2, v3);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group), _mm_unpacklo_epi16(lo, lo23));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group + 16), _mm_unpackhi_epi16(lo, lo23));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(group + 32), _mm_unpacklo_epi16(hi, hi23));
+    }
+  }
+#endif
+
   // Rows i0 .. i0 + rows - 1 of the im2col matrix (output pixels), im2col fused into the packing: k walks
   // (channel, kernel row, kernel column) incrementally, every row reading its tap at a fixed offset from
   // its window's corner. Every window lies inside the input (gemm pads a copy of it otherwise). A run of k
@@ -566,7 +679,7 @@ struct Int8GemmCore {
   static void pack_conv_panel(const Int8GemmArgs& args, int64_t i0, int64_t rows, AElem* panel,
                               uint32_t* sum) {
     const Int8ConvA& g = *args.conv;
-    const uint8_t flip = args.a_signed ? 0 : 0x80;
+    const uint8_t flip = a_flip(args);
     int64_t corner[kMR];
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
@@ -576,32 +689,70 @@ struct Int8GemmCore {
     int64_t kh = 0, kw = 0;  // the tap of the next k, in `channel`
     uint8_t raw[kRun * kMR];
     uint32_t group_sum[kG * kMR] = {};
+    const auto gather_tap = [&](const uint8_t* tap, uint8_t* dst) {
+      if (rows == kMR) {  // a constant trip count: unrolled without a test per row
+        for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
+      } else {
+        for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
+      }
+    };
+#if defined(__AVX512BW__)
+    RowRuns runs;
+    const bool vector = row_runs(g, corner, rows, runs);
+    const uint8_t* group_taps[kG];
+#endif
     for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
       const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, groups = ceil_div(len, kG);
-      // `flip` reads as 0 in the shifted domain: padding rows and a ragged last group add nothing.
-      std::memset(raw, flip, static_cast<size_t>(groups * kG * kMR));
+      // `flip` reads as 0 in the panels' domain: padding rows and a ragged last group add nothing. The vector
+      // gather writes whole groups, padding rows included, so it needs this only for a ragged last group.
+      int64_t first_unwritten = 0;
+#if defined(__AVX512BW__)
+      if (vector) first_unwritten = len / kG;
+#endif
+      std::memset(raw + first_unwritten * kG * kMR, flip,
+                  static_cast<size_t>((groups - first_unwritten) * kG * kMR));
       for (int64_t t = 0; t < len; ++t) {
-        uint8_t* dst = raw + t / kG * kG * kMR + t % kG;
+        uint8_t* group = raw + t / kG * kG * kMR;
         const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
-        if (rows == kMR) {  // a constant trip count: unrolled without a test per row
-          for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
+#if defined(__AVX512BW__)
+        if (vector) {  // a whole group at once; a ragged last group by rows
+          group_taps[t % kG] = tap;
+          if (t % kG == kG - 1) {
+            gather_group(group_taps, runs, g.stride_w, flip, group);
+          } else if (t == len - 1) {
+            for (int64_t e = 0; e <= t % kG; ++e) gather_tap(group_taps[e], group + e);
+          }
         } else {
-          for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
+          gather_tap(tap, group + t % kG);
         }
+#else
+        gather_tap(tap, group + t % kG);
+#endif
         if (++kw == g.kernel_w) {
           kw = 0;
           if (++kh == g.kernel_h) kh = 0, channel += g.in_h * g.in_w;
         }
       }
-      AElem* dst = panel + slot(p0);
-      for (int64_t q = 0; q < groups; ++q) {
-        for (int64_t j = 0; j < kG * kMR; ++j) {
-          const AElem v = shifted_byte(raw[q * kG * kMR + j], flip);
-          dst[q * kG * kMR + j] = v;
-          group_sum[j] += static_cast<uint32_t>(static_cast<int32_t>(v));
-        }
+      shift_groups(raw, groups, flip, panel + slot(p0), group_sum);
+    }
+    add_group_sums(group_sum, rows, sum);
+  }
+
+  // Raw bytes of `groups` groups in the panel's order into the panel's domain at `dst`, each byte also added
+  // to its position's sum: one plain pass, which the compiler vectorises.
+  static void shift_groups(const uint8_t* raw, int64_t groups, uint8_t flip, AElem* dst,
+                           uint32_t* group_sum) {
+    for (int64_t q = 0; q < groups; ++q) {
+      for (int64_t j = 0; j < kG * kMR; ++j) {
+        const AElem v = shifted_byte(raw[q * kG * kMR + j], flip);
+        dst[q * kG * kMR + j] = v;
+        group_sum[j] += static_cast<uint32_t>(static_cast<int32_t>(v));
       }
     }
+  }
+
+  // The row sums from the sums per position of a group (row r's kG positions).
+  static void add_group_sums(const uint32_t* group_sum, int64_t rows, uint32_t* sum) {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t e = 0; e < kG; ++e) sum[r] += group_sum[kG * r + e];
     }
@@ -662,7 +813,8 @@ struct Int8GemmCore {
     const bool integers = args.epilogue != Int8Epilogue::Float;
     for (int64_t i = 0; i < rows; ++i) {
       const auto za =
-          static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i));
+          static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i)) +
+          kAOffset;
       const uint32_t rs = static_cast<uint32_t>(row_sum[i]) - k * za;
       int32_t* y = acc + i * kNC;
       for (int64_t j = 0; j < cols; ++j) {
@@ -733,7 +885,8 @@ struct Int8GemmChoice {
 };
 
 #if defined(__AVX512BW__)
-// The AVX-512 path takes vpdpwssd where the CPU has AVX512-VNNI (same tile and packed layout).
+// The AVX-512 path takes the vpdpbusd kernel where the CPU has AVX512-VNNI (same tile; the two pack
+// differently).
 inline bool int8_has_vnni() {
   static const bool has = cpu_has_avx512_vnni();
   return has;

@@ -5,8 +5,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/kernel_table.h"
+
+#if defined(__SSE4_1__) && !defined(__wasm_simd128__)
+#include <immintrin.h>
+#define ONEMODEL_INT8_SSE_TRANSPOSE 1
+#endif
 
 namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
 
@@ -134,10 +140,65 @@ struct Int8Output {
   template <class T>
   static void write_transposed(T* out, int64_t col_step, const int32_t* y, int64_t ld, int64_t rows,
                                int64_t cols) {
-    for (int64_t j = 0; j < cols; ++j) {
+    int64_t j0 = 0;  // the columns left to the plain loop
+#if defined(ONEMODEL_INT8_SSE_TRANSPOSE)
+    // 8-bit outputs: whole 16 x 16 blocks narrowed and transposed in registers (a tile's columns are 16 to 64
+    // wide, its rows up to 48); the ragged edges below.
+    if constexpr (sizeof(T) == 1) {
+      const int64_t full_rows = rows / 16 * 16, full_cols = cols / 16 * 16;
+      for (int64_t i = 0; i < full_rows; i += 16) {
+        for (int64_t j = 0; j < full_cols; j += 16) {
+          write_block_transposed<T>(out + j * col_step + i, col_step, y + i * ld + j, ld);
+        }
+      }
+      for (int64_t j = 0; j < full_cols; ++j) {
+        for (int64_t i = full_rows; i < rows; ++i) out[j * col_step + i] = static_cast<T>(y[i * ld + j]);
+      }
+      j0 = full_cols;
+    }
+#endif
+    for (int64_t j = j0; j < cols; ++j) {
       for (int64_t i = 0; i < rows; ++i) out[j * col_step + i] = static_cast<T>(y[i * ld + j]);
     }
   }
+
+#if defined(ONEMODEL_INT8_SSE_TRANSPOSE)
+  // One 16 x 16 block: the rows narrowed to bytes (the values fit T, so the saturating packs change nothing),
+  // then transposed by interleaving bytes, pairs, quads and halves of row pairs.
+  template <class T>
+  static void write_block_transposed(T* out, int64_t col_step, const int32_t* y, int64_t ld) {
+    __m128i r[16], t[16];
+    for (int i = 0; i < 16; ++i) {
+      const auto* row = reinterpret_cast<const __m128i*>(y + i * ld);
+      const __m128i lo = _mm_packs_epi32(_mm_loadu_si128(row), _mm_loadu_si128(row + 1));
+      const __m128i hi = _mm_packs_epi32(_mm_loadu_si128(row + 2), _mm_loadu_si128(row + 3));
+      r[i] = std::is_signed_v<T> ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+    }
+    for (int i = 0; i < 8; ++i) {  // t[i], t[8 + i]: rows 2i, 2i + 1, columns 0-7 and 8-15
+      t[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+      t[8 + i] = _mm_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; ++h) {  // r[4g + b]: columns 4g .. 4g + 3, rows 4b .. 4b + 3
+      for (int i = 0; i < 4; ++i) {
+        r[8 * h + i] = _mm_unpacklo_epi16(t[8 * h + 2 * i], t[8 * h + 2 * i + 1]);
+        r[8 * h + 4 + i] = _mm_unpackhi_epi16(t[8 * h + 2 * i], t[8 * h + 2 * i + 1]);
+      }
+    }
+    for (int g = 0; g < 4; ++g) {  // t[4g + ...]: column pairs of group g, rows 0-7 and 8-15
+      t[4 * g] = _mm_unpacklo_epi32(r[4 * g], r[4 * g + 1]);
+      t[4 * g + 1] = _mm_unpackhi_epi32(r[4 * g], r[4 * g + 1]);
+      t[4 * g + 2] = _mm_unpacklo_epi32(r[4 * g + 2], r[4 * g + 3]);
+      t[4 * g + 3] = _mm_unpackhi_epi32(r[4 * g + 2], r[4 * g + 3]);
+    }
+    for (int g = 0; g < 4; ++g) {  // column 4g + c, all 16 rows
+      const __m128i columns[4] = {
+          _mm_unpacklo_epi64(t[4 * g], t[4 * g + 2]), _mm_unpackhi_epi64(t[4 * g], t[4 * g + 2]),
+          _mm_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]), _mm_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3])};
+      for (int c = 0; c < 4; ++c)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (4 * g + c) * col_step), columns[c]);
+    }
+  }
+#endif
 
   // out[t * step] = y[t] narrowed to T (y holds values T represents).
   template <class T>

@@ -8,8 +8,13 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/cpu.h"
 #include "kernels/int8/quantize_kernels.h"
 #include "kernels/simd.h"
+
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+#endif
 
 namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
 
@@ -83,5 +88,37 @@ struct QuantizeImpl {
     *hi_out = h;
   }
 };
+
+#if defined(__AVX512BW__)
+// 64 bytes at once with AVX512-VBMI: vpermi2b looks each byte's low seven bits up in one half of the table
+// (two registers each), its top bit picks the half. These two functions alone are compiled for VBMI; they run
+// only where the CPU has it.
+__attribute__((target("avx512vbmi"))) inline __m512i byte_lookup_vbmi_step(__m512i v, const __m512i* t) {
+  const __m512i low = _mm512_permutex2var_epi8(t[0], v, t[1]), high = _mm512_permutex2var_epi8(t[2], v, t[3]);
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), low, high);
+}
+
+__attribute__((target("avx512vbmi"))) inline void byte_lookup_vbmi(const uint8_t* x, const uint8_t* table,
+                                                                   uint8_t* y, size_t n) {
+  const __m512i t[4] = {_mm512_loadu_si512(table), _mm512_loadu_si512(table + 64),
+                        _mm512_loadu_si512(table + 128), _mm512_loadu_si512(table + 192)};
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    _mm512_storeu_si512(y + i, byte_lookup_vbmi_step(_mm512_loadu_si512(x + i), t));
+  if (i < n) {  // the tail through masked loads and stores
+    const __mmask64 tail = (uint64_t{1} << (n - i)) - 1;
+    _mm512_mask_storeu_epi8(y + i, tail, byte_lookup_vbmi_step(_mm512_maskz_loadu_epi8(tail, x + i), t));
+  }
+}
+#endif
+
+// y[i] = table[x[i]] (QuantizeKernels::lookup); the AVX-512 path takes vpermi2b where the CPU has VBMI.
+inline void byte_lookup(const uint8_t* x, const uint8_t* table, uint8_t* y, size_t n) {
+#if defined(__AVX512BW__)
+  static const bool vbmi = cpu_has_avx512_vbmi();
+  if (vbmi) return byte_lookup_vbmi(x, table, y, n);
+#endif
+  for (size_t i = 0; i < n; ++i) y[i] = table[x[i]];
+}
 
 }  // namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE

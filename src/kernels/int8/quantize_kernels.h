@@ -21,6 +21,8 @@ struct QuantizeKernels {
   // NaN product is left as the multiplication gives it (it needs a scale that is not finite).
   void (*from_u8)(const uint8_t* x, int32_t zero_point, float scale, float* y, size_t n);
   void (*from_i8)(const int8_t* x, int32_t zero_point, float scale, float* y, size_t n);
+  // y[i] = table[x[i]] over bytes (the qdq-lookup pass's ByteLookup); y may not overlap x.
+  void (*lookup)(const uint8_t* x, const uint8_t* table, uint8_t* y, size_t n);
 };
 
 // The table of a path this build compiled (the session's `kernels->path`); nullptr otherwise.
