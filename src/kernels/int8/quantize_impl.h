@@ -37,6 +37,8 @@ struct QuantizeImpl {
     return L::select(is_nan, lowest, v);
   }
 
+  static constexpr float kToBits = 12582912.0f;
+
   template <class Q>
   static void quantize(const float* x, float scale, float zero_point, Q* y, size_t n) {
     using T = typename L::Tail;
@@ -44,15 +46,20 @@ struct QuantizeImpl {
     constexpr auto kHighest = static_cast<float>(std::numeric_limits<Q>::max());
     const F s = L::splat(scale), z = L::splat(zero_point), lowest = L::splat(kLowest),
             highest = L::splat(kHighest);
+    // The lanes hold 8-bit integers q. Plus 1.5 * 2^23 (exact: the sum lies in [2^23, 2^24), where floats are
+    // the integers), a lane's float bits are 0x4B400000 + q, whose low byte is q in two's complement:
+    // narrowing is then an integer truncation instead of a float-to-int conversion per element (a branchy
+    // scalar sequence on wasm).
+    const F to_bits = L::splat(kToBits);
     alignas(64) float values[L::width];
     size_t i = 0;
     for (; i + L::width <= n; i += L::width) {
-      L::store(values, quantize_lanes(L::load(x + i), s, z, lowest, highest));
-      for (int l = 0; l < L::width; ++l) y[i + l] = static_cast<Q>(static_cast<int32_t>(values[l]));
+      L::store(values, quantize_lanes(L::load(x + i), s, z, lowest, highest) + to_bits);
+      for (int l = 0; l < L::width; ++l) y[i + l] = static_cast<Q>(simd::float_to_bits(values[l]));
     }
     for (; i < n; ++i) {
       const float v = QuantizeImpl<T>::quantize_lanes(x[i], scale, zero_point, kLowest, kHighest);
-      y[i] = static_cast<Q>(static_cast<int32_t>(v));
+      y[i] = static_cast<Q>(simd::float_to_bits(v + kToBits));
     }
   }
 
