@@ -247,6 +247,24 @@ TEST(GraphPasses, ElementwiseChainKeepsTheBits) {
   }
 }
 
+// The one-input operators of the plain element-wise loop (Relu, Neg, Abs, LeakyRelu, HardSigmoid) run on raw
+// blocks in a chain too: -0, NaN and infinities of the input keep the stand-alone operators' bits.
+TEST(GraphPasses, ElementwiseChainRunsUnaryOperatorsOnBlocks) {
+  for (const ConvCase& c : {kConvs[0], kConvs[2]}) {
+    ModelBuilder unary = conv_model(c, 13);
+    unary.initializer("half", Tensor::from(std::vector<float>{0.5f}, {1}))
+        .node("Sub", {"half", "y0"}, {"s"})
+        .node("Relu", {"s"}, {"r"})
+        .node("Neg", {"r"}, {"n"})
+        .node("Abs", {"n"}, {"a"})
+        .node("HardSigmoid", {"a"}, {"h"}, {Attr::f("alpha", 0.3f), Attr::f("beta", 0.4f)})
+        .node("Neg", {"h"}, {"z"})  // last: a negated NaN is not canonical, so exact mode must rewrite it
+        .output("z", DType::F32);
+    EXPECT_EQ(nodes_after_passes(unary, options(ExecutionMode::Exact)), 1u) << c.name;
+    expect_same_bits_as_unfused(unary, conv_input(c, true), std::string(c.name) + " unary chain");
+  }
+}
+
 // The chain calls arithmetic and Clip on raw blocks; Clip's bounds come from its attributes before opset 11
 // (cls's hard-swish is opset 9), default to the finite extremes when absent, and from 11 may be given in
 // part.

@@ -7,6 +7,7 @@
 
 #include "graph/ops/elementwise/common.h"
 #include "graph/ops/elementwise/element_types.h"
+#include "graph/ops/elementwise/f32_block.h"
 
 namespace onemodel::ops {
 
@@ -32,12 +33,39 @@ void map_elements(const OpRun& run, double ns_per_element, const F& f) {
   });
 }
 
+// The raw-block entry (f32_block.h) of a one-input operator that serves float32, so a fused element-wise
+// chain calls its loop directly on each block instead of a whole OpRun per block; the same loop as run's, so
+// the same bits. Operators without float32 have no entry. Either base holds the operator object.
+template <class Op, bool = Op::template serves<F32Elem>>
+class UnaryBase {
+ protected:
+  explicit UnaryBase(Op op) : op_(op) {}
+  Op op_;
+};
+
+template <class Op>
+class UnaryBase<Op, true> : public F32BlockKernel {
+ public:
+  void run_f32_block(const KernelTable& /*kernels*/, bool exact, std::span<const F32BlockOperand> operands,
+                     float* y, size_t n) const override {
+    const auto count = static_cast<int64_t>(n);
+    if (exact)
+      map_range<F32Elem, true>(operands[0].data, y, count, op_);
+    else
+      map_range<F32Elem, false>(operands[0].data, y, count, op_);
+  }
+
+ protected:
+  explicit UnaryBase(Op op) : op_(op) {}
+  Op op_;
+};
+
 // A one-input operator: Op gives `template <class E> static constexpr bool serves` and a const call operator
 // on computing values; an Op object may carry attributes.
 template <class Op>
-class UnaryElementwise final : public OpKernel {
+class UnaryElementwise final : public OpKernel, public UnaryBase<Op> {
  public:
-  explicit UnaryElementwise(Op op = {}) : op_(op) {
+  explicit UnaryElementwise(Op op = {}) : UnaryBase<Op>(op) {
     supports_exact = true;
     in_place_input = 0;
   }
@@ -52,12 +80,9 @@ class UnaryElementwise final : public OpKernel {
   void run(const OpRun& run) const override {
     visit_dtype(run.inputs[0].dtype, [&](auto e) {
       using E = decltype(e);
-      if constexpr (Op::template serves<E>) map_elements<E>(run, 0.5, op_);
+      if constexpr (Op::template serves<E>) map_elements<E>(run, 0.5, this->op_);
     });
   }
-
- private:
-  Op op_;
 };
 
 template <class Op>
