@@ -118,8 +118,8 @@ void im2col_strip(const ConvGeometry& g, const float* x, int64_t channels, const
   for (int64_t r = 0; r < out.rows; ++r) copy_run<0>(out.row(r) + width, nullptr, out.nr - width);
 }
 
-// Whole strips side by side in one output row whose every tap's run lies inside its input row (stride 1),
-// at most kMaxGroupStrips of them: each run of an input row is read once for all of them while it is in the
+// Whole strips side by side in one output row of a convolution with stride 1 along the columns, at most
+// kMaxGroupStrips of them: each run of an input row is read once for all of them while it is in the
 // first-level cache. Strip by strip, a block reads every input row again per strip, and with planes whose
 // size is a multiple of 4 KiB (det's 160x160 maps) the rows of all channels share a few cache sets, so each
 // read comes from the second level.
@@ -128,11 +128,9 @@ constexpr int64_t kMaxGroupStrips = 8;
 // How many whole strips from column j (at most `width` columns) im2col_group can write: 0 or 1 when grouping
 // does not apply.
 int64_t group_strips(const ConvGeometry& g, int64_t j, int64_t width, int64_t nr) {
-  const int64_t out_w = g.out[2], ox = j % out_w, ix0 = ox - g.pad[2];
-  if (g.stride[2] != 1 || ix0 < 0) return 0;
-  const int64_t inside_columns = g.in[2] - (g.kernel[2] - 1) * g.dilation[2] - ix0;
-  const int64_t columns = std::min(std::min(width, out_w - ox), inside_columns);
-  return std::min(columns / nr, kMaxGroupStrips);
+  if (g.stride[2] != 1) return 0;
+  const int64_t out_w = g.out[2], ox = j % out_w;
+  return std::min(std::min(width, out_w - ox) / nr, kMaxGroupStrips);
 }
 
 // `strips` whole strips of kNr columns from column `first`, the first of them `out`'s (group_strips). Row by
@@ -152,7 +150,8 @@ void im2col_group(const ConvGeometry& g, const float* x, int64_t channels, const
       for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
         const int64_t iy = iy0 + ky * g.dilation[1];
         const bool inside = id >= 0 && id < g.in[0] && iy >= 0 && iy < g.in[1];
-        const float* src = inside ? plane + (id * g.in[1] + iy) * in_w + ix0 : nullptr;
+        const float* row =
+            inside ? plane + (id * g.in[1] + iy) * in_w : nullptr;  // input column ix at row[ix]
         for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++r) {
           if (r % kPackedBlockRows == 0) {
             dst = out.row(r);
@@ -160,9 +159,17 @@ void im2col_group(const ConvGeometry& g, const float* x, int64_t channels, const
           } else {
             dst += kNr;
           }
-          const float* run = inside ? src + kx * g.dilation[2] : nullptr;
-          for (int64_t s = 0; s < strips; ++s)
-            copy_run<kNr>(dst + s * strip_step, inside ? run + s * kNr : nullptr, kNr);
+          for (int64_t s = 0, ix = ix0 + kx * g.dilation[2]; s < strips; ++s, ix += kNr) {
+            float* run = dst + s * strip_step;
+            if (!inside) {
+              copy_run<kNr>(run, nullptr, kNr);
+            } else if (ix >= 0 && ix + kNr <= in_w) {
+              copy_run<kNr>(run, row + ix, kNr);
+            } else {
+              // A strip at the padding: its columns outside the input row are +0.
+              for (int64_t i = 0; i < kNr; ++i) run[i] = ix + i >= 0 && ix + i < in_w ? row[ix + i] : 0.0f;
+            }
+          }
         }
       }
     }
