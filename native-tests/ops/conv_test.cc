@@ -424,9 +424,10 @@ TEST(ConvOps, ColumnChunksMatchDefinition) {
   }
 }
 
-// Output rows wide enough that im2col writes several whole strips at once on every path (strips of 8 to 32
-// columns whose taps stay inside the input row), with dilation, a 256-row block boundary inside a group's
-// rows (k = 270 and 324), column chunks that start mid-row, and in 3D a depth axis whose taps leave the input.
+// Output rows wide enough that im2col writes several whole strips of a row at once on every path (strips of
+// 8 to 32 columns, those at the padding included), with dilation, a 256-row block boundary inside a group's
+// rows (k = 270 and 324), column chunks that start mid-row, and in 3D a depth axis whose taps leave the
+// input.
 TEST(ConvOps, WideRowsMatchDefinition) {
   std::mt19937 rng(408);
   Spec wide;
