@@ -424,6 +424,47 @@ TEST(ConvOps, ColumnChunksMatchDefinition) {
   }
 }
 
+// Output rows wide enough that im2col writes several whole strips of a row at once on every path (strips of
+// 8 to 32 columns, those at the padding included), with dilation, a 256-row block boundary inside a group's
+// rows (k = 270 and 324), column chunks that start mid-row, and in 3D a depth axis whose taps leave the
+// input.
+TEST(ConvOps, WideRowsMatchDefinition) {
+  std::mt19937 rng(408);
+  Spec wide;
+  wide.in_channels = 30;
+  wide.out_channels = 5;
+  wide.in = {7, 150};
+  wide.kernel = {3, 3};
+  wide.stride = {1, 1};
+  wide.dilation = {1, 2};
+  wide.pad_before = wide.pad_after = {1, 2};
+  wide.output_padding = {0, 0};
+  wide.bias = true;
+  Spec deep = wide;
+  deep.spatial = 3;
+  deep.in_channels = 12;
+  deep.in = {3, 3, 140};
+  deep.kernel = {3, 3, 3};
+  deep.stride = {1, 1, 1};
+  deep.dilation = {1, 1, 1};
+  deep.pad_before = deep.pad_after = {1, 0, 1};
+  deep.output_padding = {0, 0, 0};
+  for (const Spec& s : {wide, deep}) {
+    const Operands o = operands(s, rng, true);
+    const Reference ref =
+        reference(s, o.x.to_vector<float>(), o.w.to_vector<float>(), o.b.to_vector<float>());
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        const auto got = model(s, o.w, o.b).run(feeds(s, o), options(ExecutionMode::Exact, path, threads))[0];
+        const auto values = got.to_vector<float>();
+        ASSERT_EQ(values.size(), ref.exact.size()) << s.str();
+        for (size_t i = 0; i < values.size(); ++i)
+          ASSERT_EQ(bits_of(values[i]), bits_of(ref.exact[i])) << path << " element " << i << ": " << s.str();
+      }
+    }
+  }
+}
+
 // A warm run (same shapes) takes all its scratch from the run's arena: im2col + GEMM, depthwise,
 // ConvTranspose.
 TEST(ConvOps, WarmRunAllocatesNothing) {

@@ -4,13 +4,12 @@
 // becomes one node. PaddleOCR's hard-swish Add(x, 3) -> Clip(0, 6) -> Mul(x) -> Div(6) is the case in mind.
 // The node runs the same operators' own kernels in the same order on blocks of kBlock elements that stay in
 // the first-level cache, instead of one pass over memory per operator (float32 arithmetic and Clip through
-// their raw-block entry, ops::F32BlockKernel); a segment that is a written-out hard-swish runs as one fused
-// loop of the same rounded operations (ChainKernels). Every operator here computes each element on its own,
-// so cutting the tensor into blocks changes no bit.
-// Then a fused chain whose x is another fused chain's output, read by nothing else, joins that chain as a new
-// segment (its x is the block the earlier segment wrote); and a fused chain whose x is the output of a Conv
-// without an epilogue, read by nothing else, becomes that Conv's epilogue, run on each finished block of rows
-// while it is in cache.
+// their raw-block entry, ops::F32BlockKernel); a segment that starts with a written-out hard-swish runs it as
+// one fused loop of the same rounded operations (ChainKernels). Every operator here computes each element on
+// its own, so cutting the tensor into blocks changes no bit. Then a fused chain whose x is another fused
+// chain's output, read by nothing else, joins that chain as a new segment (its x is the block the earlier
+// segment wrote); and a fused chain whose x is the output of a Conv without an epilogue, read by nothing
+// else, becomes that Conv's epilogue, run on each finished block of rows while it is in cache.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -50,8 +49,8 @@ struct Step {
   // The kernel's raw-block entry when it has one (float32 arithmetic, Clip): called directly, it skips the
   // OpRun and the broadcast walk that a block would otherwise pay for on every step.
   const ops::F32BlockKernel* block = nullptr;
-  // Set on the first of four steps that form a written-out hard-swish segment, run as one loop: whether
-  // its Div comes last.
+  // Set on the first of four steps that open a segment with a written-out hard-swish, run as one loop:
+  // whether its Div comes last.
   std::optional<bool> hard_swish_div_last;
 };
 
@@ -106,11 +105,11 @@ class ElementwiseChain final : public OpKernel {
   }
 
  private:
-  // For the segment starting at step `first`, when it is exactly Add(x, c) -> Clip with constant bounds ->
+  // For the segment starting at step `first`, when it opens with Add(x, c) -> Clip with constant bounds ->
   // Mul(x, .) and Div(., d) in either order (Add and Mul operands in either order): whether the Div is last.
+  // det's hard-swish is often followed by another scalar Mul -> Add in the same segment.
   std::optional<bool> hard_swish_div_last(size_t first) const {
-    if (first + kHardSwishSteps > steps_.size() || !steps_[first + kHardSwishSteps - 1].ends_segment)
-      return std::nullopt;
+    if (first + kHardSwishSteps > steps_.size()) return std::nullopt;
     for (size_t s = first; s + 1 < first + kHardSwishSteps; ++s) {
       if (steps_[s].ends_segment) return std::nullopt;
     }
@@ -173,9 +172,12 @@ class ElementwiseChain final : public OpKernel {
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& step = steps_[s];
       if (step.hard_swish_div_last) {
-        run_hard_swish(outer, constant_offset, s, input, y, count);
-        previous = input = y;
-        s += kHardSwishSteps - 1;
+        const size_t last = s + kHardSwishSteps - 1;
+        float* target = steps_[last].ends_segment ? y : buffers[last % 2].data();
+        run_hard_swish(outer, constant_offset, s, input, target, count);
+        previous = target;
+        if (steps_[last].ends_segment) input = y;
+        s = last;
         continue;
       }
       float* target = step.ends_segment ? y : buffers[s % 2].data();

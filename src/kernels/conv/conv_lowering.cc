@@ -118,6 +118,64 @@ void im2col_strip(const ConvGeometry& g, const float* x, int64_t channels, const
   for (int64_t r = 0; r < out.rows; ++r) copy_run<0>(out.row(r) + width, nullptr, out.nr - width);
 }
 
+// Whole strips side by side in one output row of a convolution with stride 1 along the columns, at most
+// kMaxGroupStrips of them: each run of an input row is read once for all of them while it is in the
+// first-level cache. Strip by strip, a block reads every input row again per strip, and with planes whose
+// size is a multiple of 4 KiB (det's 160x160 maps) the rows of all channels share a few cache sets, so each
+// read comes from the second level.
+constexpr int64_t kMaxGroupStrips = 8;
+
+// How many whole strips from column j (at most `width` columns) im2col_group can write: 0 or 1 when grouping
+// does not apply.
+int64_t group_strips(const ConvGeometry& g, int64_t j, int64_t width, int64_t nr) {
+  if (g.stride[2] != 1) return 0;
+  const int64_t out_w = g.out[2], ox = j % out_w;
+  return std::min(std::min(width, out_w - ox) / nr, kMaxGroupStrips);
+}
+
+// `strips` whole strips of kNr columns from column `first`, the first of them `out`'s (group_strips). Row by
+// row the strips get the same values as im2col_strip writes.
+template <int64_t kNr>
+void im2col_group(const ConvGeometry& g, const float* x, int64_t channels, const StripRows& out,
+                  int64_t first, int64_t strips) {
+  const int64_t out_w = g.out[2], out_h = g.out[1], in_w = g.in[2];
+  const int64_t od = first / (out_w * out_h), oy = first / out_w % out_h, ox = first % out_w;
+  const int64_t id0 = od * g.stride[0] - g.pad[0], iy0 = oy * g.stride[1] - g.pad[1], ix0 = ox - g.pad[2];
+  float* dst = nullptr;
+  int64_t strip_step = 0;  // floats from one strip's row to the next strip's in the current block
+  for (int64_t c = 0, r = 0; c < channels; ++c) {
+    const float* plane = x + c * g.in_size();
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      const int64_t id = id0 + kd * g.dilation[0];
+      for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
+        const int64_t iy = iy0 + ky * g.dilation[1];
+        const bool inside = id >= 0 && id < g.in[0] && iy >= 0 && iy < g.in[1];
+        const float* row =
+            inside ? plane + (id * g.in[1] + iy) * in_w : nullptr;  // input column ix at row[ix]
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++r) {
+          if (r % kPackedBlockRows == 0) {
+            dst = out.row(r);
+            strip_step = std::min(out.rows - r, kPackedBlockRows) * kNr;
+          } else {
+            dst += kNr;
+          }
+          for (int64_t s = 0, ix = ix0 + kx * g.dilation[2]; s < strips; ++s, ix += kNr) {
+            float* run = dst + s * strip_step;
+            if (!inside) {
+              copy_run<kNr>(run, nullptr, kNr);
+            } else if (ix >= 0 && ix + kNr <= in_w) {
+              copy_run<kNr>(run, row + ix, kNr);
+            } else {
+              // A strip at the padding: its columns outside the input row are +0.
+              for (int64_t i = 0; i < kNr; ++i) run[i] = ix + i >= 0 && ix + i < in_w ? row[ix + i] : 0.0f;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Taps are scattered in increasing (kd, ky, kx) order onto a plane cleared to +0, so every output receives
 // its landing taps in that order from +0: the same additions as gathering them output by output.
 void col2im_plane(const ConvGeometry& g, const float* col, float* y, bool exact) {
@@ -155,14 +213,17 @@ void col2im_plane(const ConvGeometry& g, const float* col, float* y, bool exact)
 }
 
 using StripFn = void (*)(const ConvGeometry&, const float*, int64_t, const StripRows&, int64_t, int64_t);
+struct StripFns {
+  StripFn strip, group;  // group: null for a width that has no im2col_group
+};
 
-// The strip copier unrolled for the packing width nr when it is one the kernel paths use; the generic one
+// The strip copiers unrolled for the packing width nr when it is one the kernel paths use; the generic one
 // otherwise.
 template <int64_t... kWidths>
-StripFn strip_kernel(int64_t nr, std::integer_sequence<int64_t, kWidths...>) {
-  StripFn fn = im2col_strip<0>;
-  ((nr == kWidths && (fn = im2col_strip<kWidths>, true)) || ...);
-  return fn;
+StripFns strip_kernels(int64_t nr, std::integer_sequence<int64_t, kWidths...>) {
+  StripFns fns{im2col_strip<0>, nullptr};
+  ((nr == kWidths && (fns = {im2col_strip<kWidths>, im2col_group<kWidths>}, true)) || ...);
+  return fns;
 }
 
 }  // namespace
@@ -170,12 +231,20 @@ StripFn strip_kernel(int64_t nr, std::integer_sequence<int64_t, kWidths...>) {
 void im2col_packed(const ConvGeometry& g, const float* x, int64_t channels, int64_t first, int64_t width,
                    int64_t nr, float* packed) {
   const int64_t padded = (width + nr - 1) / nr * nr;
-  const StripFn strip = strip_kernel(nr, std::integer_sequence<int64_t, 4, 8, 12, 16, 32>{});
-  // Strip by strip: each strip's rows are contiguous in the packed block, so the writes stream.
-  for (int64_t s = 0; s * nr < width; ++s) {
+  const StripFns fns = strip_kernels(nr, std::integer_sequence<int64_t, 4, 8, 12, 16, 32>{});
+  // Strip by strip (each strip's rows are contiguous in the packed block, so the writes stream), or a group
+  // of strips at once where the taps' runs stay inside the input.
+  for (int64_t s = 0; s * nr < width;) {
     const StripRows out{packed, channels * g.taps(), padded, nr, s};
     const int64_t j = s * nr, strip_width = width - j < nr ? width - j : nr;
-    strip(g, x, channels, out, first + j, strip_width);
+    const int64_t group = fns.group != nullptr ? group_strips(g, first + j, width - j, nr) : 0;
+    if (group > 1) {
+      fns.group(g, x, channels, out, first + j, group);
+      s += group;
+    } else {
+      fns.strip(g, x, channels, out, first + j, strip_width);
+      ++s;
+    }
   }
 }
 

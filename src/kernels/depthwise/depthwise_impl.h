@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 #include "kernels/kernel_table.h"
@@ -144,7 +145,11 @@ struct DepthwiseImpl {
       const float* src = x + (r - a.pad_top) * a.in_w - a.pad_left;  // padded column c is src[c]
       float* row = phases + r * l.phase_w;
       if (sw == 1) {
-        for (int64_t j = lo[0]; j < hi[0]; ++j) row[j] = src[j];  // short rows: a loop beats a memcpy call
+        // Short rows: vectors then single floats beat a memcpy call (and Emscripten left the plain loop
+        // scalar).
+        int64_t j = lo[0];
+        for (; j + L::width <= hi[0]; j += L::width) L::store(row + j, L::load(src + j));
+        for (; j < hi[0]; ++j) row[j] = src[j];
         continue;
       }
       if (pair)
@@ -158,9 +163,21 @@ struct DepthwiseImpl {
     }
   }
 
+  // Four pairs at a time through two shuffles of 16-byte vectors, written out because Emscripten left the
+  // plain loop scalar.
   static void deinterleave(const float* __restrict src, int64_t count, float* __restrict even,
                            float* __restrict odd) {
-    for (int64_t j = 0; j < count; ++j) {
+    using Quad = float __attribute__((vector_size(16)));
+    int64_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+      Quad a, b;
+      std::memcpy(&a, src + 2 * j, sizeof a);
+      std::memcpy(&b, src + 2 * j + 4, sizeof b);
+      const Quad e = __builtin_shufflevector(a, b, 0, 2, 4, 6), o = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+      std::memcpy(even + j, &e, sizeof e);
+      std::memcpy(odd + j, &o, sizeof o);
+    }
+    for (; j < count; ++j) {
       even[j] = src[2 * j];
       odd[j] = src[2 * j + 1];
     }

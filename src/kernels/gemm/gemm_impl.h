@@ -181,6 +181,19 @@ struct GemmImpl {
     const int64_t k0 = chunk / chunks_per_block * kKC, kc = k - k0 < kKC ? k - k0 : kKC;
     const int64_t first = chunk % chunks_per_block * kStripsPerPackChunk;
     const int64_t end = first + kStripsPerPackChunk < strips ? first + kStripsPerPackChunk : strips;
+    if (b_col == 1 && end * kNR <= n) {
+      // Whole strips of adjacent columns: row by row across the chunk's strips, so each row's run of B is
+      // read once and in order (strip by strip, a B whose row stride is a multiple of 4 KiB, a 1x1
+      // convolution's input of 160x160, keeps every row in the same few cache sets).
+      for (int64_t p = 0; p < kc; ++p) {
+        const float* src = b + (k0 + p) * b_row + first * kNR;
+        float* dst = packed + k0 * round_up(n, kNR) + first * kc * kNR + p * kNR;
+        for (int64_t s = first; s < end; ++s, src += kNR, dst += kc * kNR) {
+          for (int v = 0; v < kVecs; ++v) L::store(dst + v * kW, L::load(src + v * kW));
+        }
+      }
+      return;
+    }
     for (int64_t s = first; s < end; ++s) {
       const int64_t j0 = s * kNR, width = n - j0 < kNR ? n - j0 : kNR;
       float* dst = packed + k0 * round_up(n, kNR) + s * kc * kNR;
