@@ -344,8 +344,11 @@ bool fuse_from(PassGraph& g, size_t head) {
   std::vector<Step> steps;
   for (size_t i = 0; i < members.size(); ++i) {
     CompiledNode& n = g.nodes()[members[i]];
-    steps.push_back(
-        Step{std::move(n.kernel), std::move(n.info), std::move(operands[i]), i + 1 == members.size()});
+    Step& step = steps.emplace_back();
+    step.kernel = std::move(n.kernel);
+    step.info = std::move(n.info);
+    step.operands = std::move(operands[i]);
+    step.ends_segment = i + 1 == members.size();
   }
   CompiledNode& last = g.nodes()[members.back()];
   last.kernel = std::make_unique<ElementwiseChain>(std::move(steps));
