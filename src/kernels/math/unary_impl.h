@@ -32,10 +32,20 @@ inline typename L::F eval_unary(typename L::F x) {
     return math::gelu_tanh<L, kFast>(x);
 }
 
+// Two vectors per step where there are: each function is one long chain of dependent operations (erf's
+// polynomial alone has 16 steps), and a second, independent chain in the same step lets the CPU overlap the
+// two instead of waiting on each operation's latency (GELU over 1M floats in wasm: 8.4 -> 7.0 ms). Every
+// element runs the same operations either way, so the bits do not change.
 template <class L, UnaryFn kFn, bool kFast>
 void unary_loop(const float* x, float* y, size_t n) {
   using T = typename L::Tail;
   size_t i = 0;
+  for (; i + 2 * L::width <= n; i += 2 * L::width) {
+    const typename L::F first = eval_unary<L, kFn, kFast>(L::load(x + i));
+    const typename L::F second = eval_unary<L, kFn, kFast>(L::load(x + i + L::width));
+    L::store(y + i, first);
+    L::store(y + i + L::width, second);
+  }
   for (; i + L::width <= n; i += L::width) L::store(y + i, eval_unary<L, kFn, kFast>(L::load(x + i)));
   for (; i < n; ++i) T::store(y + i, eval_unary<T, kFn, kFast>(T::load(x + i)));
 }

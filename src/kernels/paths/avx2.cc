@@ -15,4 +15,5 @@ constexpr std::string_view kPathName = "avx2";
 #define ONEMODEL_PATH_TABLE avx2_table
 #define ONEMODEL_PATH_QUANTIZE_TABLE avx2_quantize_table
 #define ONEMODEL_PATH_CHAIN_TABLE avx2_chain_table
+#define ONEMODEL_PATH_NORM_TABLE avx2_norm_table
 #include "kernels/paths/instantiate.inc"

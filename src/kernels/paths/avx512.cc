@@ -15,4 +15,5 @@ constexpr std::string_view kPathName = "avx512";
 #define ONEMODEL_PATH_TABLE avx512_table
 #define ONEMODEL_PATH_QUANTIZE_TABLE avx512_quantize_table
 #define ONEMODEL_PATH_CHAIN_TABLE avx512_chain_table
+#define ONEMODEL_PATH_NORM_TABLE avx512_norm_table
 #include "kernels/paths/instantiate.inc"

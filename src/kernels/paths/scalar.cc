@@ -15,4 +15,5 @@ constexpr std::string_view kPathName = "scalar";
 #define ONEMODEL_PATH_TABLE scalar_table
 #define ONEMODEL_PATH_QUANTIZE_TABLE scalar_quantize_table
 #define ONEMODEL_PATH_CHAIN_TABLE scalar_chain_table
+#define ONEMODEL_PATH_NORM_TABLE scalar_norm_table
 #include "kernels/paths/instantiate.inc"

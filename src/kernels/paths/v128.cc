@@ -23,4 +23,5 @@ constexpr std::string_view kPathName = "v128";
 #define ONEMODEL_PATH_TABLE v128_table
 #define ONEMODEL_PATH_QUANTIZE_TABLE v128_quantize_table
 #define ONEMODEL_PATH_CHAIN_TABLE v128_chain_table
+#define ONEMODEL_PATH_NORM_TABLE v128_norm_table
 #include "kernels/paths/instantiate.inc"

@@ -1,14 +1,16 @@
 // LayerNormalization (opset 17) and RMSNormalization (opset 23), float32. The input is rows x cols with cols
-// the product of the dimensions from `axis` on; each row is normalised by norm_rows.h (RMSNormalization
-// with mean 0). Scale and B broadcast to the normalised dimensions and are expanded to full rows when they
-// are smaller. LayerNormalization's optional Mean and InvStdDev outputs hold each row's mean and inverse
-// standard deviation. Rows run in fixed chunks; one code path serves both modes.
+// the product of the dimensions from `axis` on; each row is normalised by the path's NormKernels, the row
+// step of norm_rows.h in vectors with the same bits (RMSNormalization with mean 0). Scale and B broadcast to
+// the normalised dimensions and are expanded to full rows when they are smaller. LayerNormalization's
+// optional Mean and InvStdDev outputs hold each row's mean and inverse standard deviation. Rows run in fixed
+// chunks; one code path serves both modes.
 #include <algorithm>
 #include <string>
 
 #include "graph/ops/norm/factories.h"
 #include "graph/ops/norm/norm_rows.h"
 #include "graph/ops/shape/op_inputs.h"
+#include "kernels/norm/norm_kernels.h"
 
 namespace onemodel::ops {
 namespace {
@@ -58,16 +60,24 @@ class LayerNorm final : public OpKernel {
     const float* bias = run.has_input(2) ? full_row(run, run.inputs[2], x.shape, axis) : nullptr;
     float* mean = output(run, 1);
     float* inv = output(run, 2);
+    const NormKernels* kernels = norm_kernels(run.kernels->path);
     const float* src = x.as<const float>();
     float* dst = run.outputs[0].as<float>();
     const int64_t per_chunk = std::max<int64_t>(1, kNormChunkElements / cols);
     auto chunk = [&](int64_t c) {
-      for (int64_t r = c * per_chunk; r < std::min(rows, (c + 1) * per_chunk); ++r) {
-        const RowStats s = row_stats(src + r * cols, cols, epsilon_, rms_);
-        normalize_row(src + r * cols, dst + r * cols, s, scale, bias, cols, 1);
-        if (mean != nullptr) mean[r] = canonicalize(s.mean);
-        if (inv != nullptr) inv[r] = canonicalize(s.inv);
-      }
+      const int64_t first = c * per_chunk;
+      LayerNormRowsArgs args;
+      args.x = src + first * cols;
+      args.y = dst + first * cols;
+      args.rows = std::min(rows - first, per_chunk);
+      args.cols = cols;
+      args.epsilon = epsilon_;
+      args.rms = rms_;
+      args.scale = scale;
+      args.bias = bias;
+      args.mean = mean != nullptr ? mean + first : nullptr;
+      args.inv_std_dev = inv != nullptr ? inv + first : nullptr;
+      kernels->layer_norm_rows(args);
     };
     parallel_for(run.threads, (rows + per_chunk - 1) / per_chunk, chunk,
                  4.0 * static_cast<double>(rows * cols));

@@ -1,6 +1,7 @@
-// The row step shared by LayerNormalization, RMSNormalization, InstanceNormalization and GroupNormalization
+// The row step of LayerNormalization, RMSNormalization, InstanceNormalization and GroupNormalization
 // (ops-norms.md): mean and variance by the canonical sum, inv = 1 / sqrt(v + epsilon), then
-// y = (((x - mean) * inv) * scale) + bias, every operation rounded on its own.
+// y = (((x - mean) * inv) * scale) + bias, every operation rounded on its own. LayerNormalization and
+// RMSNormalization run it as the vector kernel of kernels/norm/norm_kernels.h, which gives the same bits.
 #pragma once
 
 #include <cmath>
