@@ -3,13 +3,14 @@
 // intermediate has one reader and every other operand is x itself or a single-element float32 constant,
 // becomes one node. PaddleOCR's hard-swish Add(x, 3) -> Clip(0, 6) -> Mul(x) -> Div(6) is the case in mind.
 // The node runs the same operators' own kernels in the same order on blocks of kBlock elements that stay in
-// the first-level cache, instead of one pass over memory per operator (float32 arithmetic and Clip through
-// their raw-block entry, ops::F32BlockKernel); a segment that starts with a written-out hard-swish runs it as
-// one fused loop of the same rounded operations (ChainKernels). Every operator here computes each element on
-// its own, so cutting the tensor into blocks changes no bit. Then a fused chain whose x is another fused
-// chain's output, read by nothing else, joins that chain as a new segment (its x is the block the earlier
-// segment wrote); and a fused chain whose x is the output of a Conv without an epilogue, read by nothing
-// else, becomes that Conv's epilogue, run on each finished block of rows while it is in cache.
+// the first-level cache, instead of one pass over memory per operator (float32 arithmetic, Clip and the plain
+// one-input loops through their raw-block entry, ops::F32BlockKernel); a segment that starts with a
+// written-out hard-swish runs it as one fused loop of the same rounded operations (ChainKernels). Every
+// operator here computes each element on its own, so cutting the tensor into blocks changes no bit. Then a
+// fused chain whose x is another fused chain's output, read by nothing else, joins that chain as a new
+// segment (its x is the block the earlier segment wrote); and a fused chain whose x is the output of a Conv
+// without an epilogue, read by nothing else, becomes that Conv's epilogue, run on each finished block of rows
+// while it is in cache.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -46,7 +47,8 @@ struct Step {
   std::unique_ptr<NodeInfo> info;  // the original node's, for its error messages
   std::vector<Operand> operands;
   bool ends_segment = false;  // writes the output block, which the next segment reads as its input
-  // The kernel's raw-block entry when it has one (float32 arithmetic, Clip): called directly, it skips the
+  // The kernel's raw-block entry when it has one (float32 arithmetic, Clip, plain one-input loops): called
+  // directly, it skips the
   // OpRun and the broadcast walk that a block would otherwise pay for on every step.
   const ops::F32BlockKernel* block = nullptr;
   // Set on the first of four steps that open a segment with a written-out hard-swish, run as one loop:
