@@ -86,19 +86,37 @@ inline int32_t int8_load_pair(const int16_t* p) {
 }
 
 #if defined(__AVX512BW__)
-// 12 x 32: B widened to int16 in registers, 24 zmm accumulators.
-template <>
-struct Int8PairDot<KernelPath::Avx512> {
-  static constexpr int mr = 12, nr = 32, group = 2;
-  using AElem = int16_t;
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    __m512i t[mr][2];
+// The 12 x 32 int32 accumulator tile of the AVX-512 kernels, 24 zmm registers: zeroed on a chunk's first
+// k-block, else loaded from the chunk's slot; stored back after the block.
+struct Avx512AccTile {
+  static constexpr int kRows = 12;
+  __m512i t[kRows][2];
+
+  __attribute__((always_inline)) void load(const int32_t* acc, int64_t ld, bool first) {
 #pragma GCC unroll 12
-    for (int r = 0; r < mr; ++r) {
+    for (int r = 0; r < kRows; ++r) {
       for (int v = 0; v < 2; ++v) {
         t[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(acc + r * ld + 16 * v);
       }
     }
+  }
+  __attribute__((always_inline)) void store(int32_t* acc, int64_t ld) const {
+#pragma GCC unroll 12
+    for (int r = 0; r < kRows; ++r) {
+      for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
+    }
+  }
+};
+
+// 12 x 32: B widened to int16 in registers.
+template <>
+struct Int8PairDot<KernelPath::Avx512> {
+  static constexpr int mr = Avx512AccTile::kRows, nr = 32, group = 2;
+  using AElem = int16_t;
+  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    Avx512AccTile tile;
+    tile.load(acc, ld, first);
+    auto& t = tile.t;
     for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
       const __m512i b0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b)));
       const __m512i b1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32)));
@@ -109,10 +127,7 @@ struct Int8PairDot<KernelPath::Avx512> {
         t[r][1] = _mm512_add_epi32(t[r][1], _mm512_madd_epi16(av, b1));
       }
     }
-#pragma GCC unroll 12
-    for (int r = 0; r < mr; ++r) {
-      for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
-    }
+    tile.store(acc, ld);
   }
 };
 
@@ -123,16 +138,12 @@ struct Int8PairDot<KernelPath::Avx512> {
 // pair kernels. Only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>); written as assembly
 // because the path is compiled without VNNI, and a target attribute could not reach the shared loop.
 struct Int8VnniDot {
-  static constexpr int mr = 12, nr = 32, group = 4;
+  static constexpr int mr = Avx512AccTile::kRows, nr = 32, group = 4;
   using AElem = uint8_t;
   static void run(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    __m512i t[mr][2];
-#pragma GCC unroll 12
-    for (int r = 0; r < mr; ++r) {
-      for (int v = 0; v < 2; ++v) {
-        t[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(acc + r * ld + 16 * v);
-      }
-    }
+    Avx512AccTile tile;
+    tile.load(acc, ld, first);
+    auto& t = tile.t;
     for (int64_t q = 0; q < groups; ++q, a += 4 * mr, b += 4 * nr) {
       const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
 #pragma GCC unroll 12
@@ -144,10 +155,7 @@ struct Int8VnniDot {
         __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][1]) : "v"(av), "v"(b1));
       }
     }
-#pragma GCC unroll 12
-    for (int r = 0; r < mr; ++r) {
-      for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
-    }
+    tile.store(acc, ld);
   }
 };
 #endif
