@@ -4,6 +4,8 @@
 #include <cpuid.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 #endif
 
 namespace onemodel {
@@ -26,6 +28,20 @@ uint64_t read_xcr0() {
   return (static_cast<uint64_t>(edx) << 32) | eax;
 }
 
+// ONEMODEL_CPU_DISABLE: a comma-separated list of the optional extensions a kernel path may use inside itself
+// (avx512_vnni, avx512_vbmi) to treat as absent, so the code for CPUs without them runs and is tested on one
+// that has them. It changes speed only: every variant gives the same bits.
+bool disabled(std::string_view feature) {
+  const char* env = std::getenv("ONEMODEL_CPU_DISABLE");
+  if (env == nullptr) return false;
+  for (std::string_view list(env); !list.empty();) {
+    const size_t comma = list.find(',');
+    if (list.substr(0, comma) == feature) return true;
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return false;
+}
+
 X86Features detect() {
   X86Features f;
   uint32_t eax, ebx, ecx, edx;
@@ -43,8 +59,8 @@ X86Features detect() {
   f.avx2_fma = os_ymm && avx2 && fma;
   // Our AVX-512 path is also compiled with -mfma, so it needs the AVX2+FMA conditions too.
   f.avx512 = f.avx2_fma && os_zmm && avx512_f && avx512_dq && avx512_bw && avx512_vl;
-  f.avx512_vnni = f.avx512 && bit(ecx, 11);
-  f.avx512_vbmi = f.avx512 && bit(ecx, 1);
+  f.avx512_vnni = f.avx512 && bit(ecx, 11) && !disabled("avx512_vnni");
+  f.avx512_vbmi = f.avx512 && bit(ecx, 1) && !disabled("avx512_vbmi");
   return f;
 }
 
