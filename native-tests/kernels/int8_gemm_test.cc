@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -97,7 +98,7 @@ uint32_t reference(const Problem& pr, int64_t i, int64_t j) {
       const float prod = static_cast<float>(acc) * pr.mult[pr.mult.size() > 1 ? j : 0];
       double q = std::nearbyint(static_cast<double>(prod)) + pr.y_zero;  // default mode: ties to even
       const double lo = pr.y_signed ? -128 : 0, hi = pr.y_signed ? 127 : 255;
-      q = q < lo ? lo : (q > hi ? hi : q);
+      q = std::isnan(q) ? lo : (q < lo ? lo : (q > hi ? hi : q));
       return static_cast<uint32_t>(static_cast<int32_t>(q)) & 0xFFu;
     }
     case Int8Epilogue::Float: {
@@ -255,6 +256,26 @@ TEST(Int8Gemm, ExtremeValuesAndRequantizeTies) {
   ties.epilogue = Int8Epilogue::Requantize;
   ties.mult = {0.5f};
   check(ties, "ties");
+}
+
+TEST(Int8Gemm, RequantizeNonFiniteAndHugeMultipliers) {
+  // One multiplier per column: NaN and a zero sum times infinity give the lowest value, infinities and huge
+  // products saturate, a subnormal one rounds to the zero point. Row 0 of A equals its zero point (sums 0).
+  std::mt19937 rng(7);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int y_signed = 0; y_signed < 2; ++y_signed) {
+    Problem pr;
+    pr.m = 20, pr.n = 9, pr.k = 5;
+    pr.a = random_bytes(rng, pr.m * pr.k);
+    pr.b = random_bytes(rng, pr.k * pr.n);
+    pr.a_zero = {pr.a[0]};
+    for (int64_t p = 0; p < pr.k; ++p) pr.a[static_cast<size_t>(p)] = pr.a[0];
+    pr.epilogue = Int8Epilogue::Requantize;
+    pr.mult = {std::numeric_limits<float>::quiet_NaN(), inf, -inf, 1e30f, -1e30f, 0.0f, 3e-39f, 1.0f, -0.5f};
+    pr.y_signed = y_signed == 1;
+    pr.y_zero = pr.y_signed ? -5 : 7;
+    check(pr, "non-finite multipliers, signed output " + std::to_string(y_signed));
+  }
 }
 
 TEST(Int8Gemm, Im2colA) {

@@ -17,7 +17,10 @@
 // narrower than a vector uses the next narrower width, down to the scalar loop.
 //
 // Chunks. clamp(4096 / output plane size, 1, 32) planes, a constant of the shape. Each thread's scratch slot
-// holds the phase planes, the current channel's taps and one row of int32 sums.
+// holds the phase planes, the current channel's taps and the int32 sums of a block of output rows (about
+// 1024 sums): the epilogue converts a block per call, so its loops run at full vector width even when a row
+// is narrower than a vector (a 16-wide row would otherwise leave AVX-512's narrowing loop to its scalar
+// tail).
 #pragma once
 
 #include <algorithm>
@@ -228,6 +231,7 @@ struct Int8DepthwiseImpl {
   static constexpr int64_t kPlaneAlign = 32;  // int16 elements: 64 bytes
   // Work estimates in nanoseconds on one thread.
   static constexpr double kNsPerTapPerOutput = 1.0 / 16.0, kNsPerPadded = 0.5;
+  static constexpr int64_t kBlockSums = 1024;  // the epilogue's block: whole rows, at least one
 
   static constexpr int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
   static constexpr int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
@@ -262,7 +266,7 @@ struct Int8DepthwiseImpl {
  private:
   // The padded region the taps reach, its phase planes (int16 elements) and the tap count rounded up to even.
   struct Layout {
-    int64_t padded_h, padded_w, phases, phase_w, plane_elems, taps, taps_even, out_w;
+    int64_t padded_h, padded_w, phases, phase_w, plane_elems, taps, taps_even, out_w, block_rows;
   };
 
   static bool empty(const Int8DepthwiseArgs& a) {
@@ -280,16 +284,18 @@ struct Int8DepthwiseImpl {
     l.taps = g.kernel_h * g.kernel_w;
     l.taps_even = round_up(l.taps, 2);
     l.out_w = g.out_w;
+    l.block_rows = std::max<int64_t>(1, std::min<int64_t>(a.out_h, kBlockSums / g.out_w));
     return l;
   }
 
-  // Phase planes, tap offsets (int64), weights (int16) and one row of sums (int32), each 64-byte aligned.
+  // Phase planes, tap offsets (int64), weights (int16) and a block of rows of sums (int32), each 64-byte
+  // aligned.
   static int64_t phases_bytes(const Layout& l) { return round_up(l.phases * l.plane_elems * 2, kAlign); }
   static int64_t taps_bytes(const Layout& l) { return round_up(l.taps_even * 8, kAlign); }
   static int64_t weights_bytes(const Layout& l) { return round_up(l.taps_even * 2, kAlign); }
   static size_t slot_bytes(const Layout& l) {
     return static_cast<size_t>(phases_bytes(l) + taps_bytes(l) + weights_bytes(l) +
-                               round_up(l.out_w * 4, kAlign));
+                               round_up(l.block_rows * l.out_w * 4, kAlign));
   }
 
   static std::byte* align(std::byte* p) {
@@ -300,6 +306,22 @@ struct Int8DepthwiseImpl {
   static int32_t raw(const void* data, bool is_signed, int64_t i) {
     return is_signed ? static_cast<int32_t>(static_cast<const int8_t*>(data)[i])
                      : static_cast<int32_t>(static_cast<const uint8_t*>(data)[i]);
+  }
+
+  // dst[j] = src[j] - zero for j < n; 8 values per vector step where the path has SSE4.1's widening loads
+  // (the compilers leave this short loop scalar).
+  template <class T>
+  static void widen_run(const T* src, int64_t n, int32_t zero, int16_t* dst) {
+    int64_t j = 0;
+#if defined(__SSE4_1__)
+    const __m128i z = _mm_set1_epi16(static_cast<int16_t>(zero));
+    for (; j + 8 <= n; j += 8) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + j));
+      const __m128i wide = std::is_signed_v<T> ? _mm_cvtepi8_epi16(bytes) : _mm_cvtepu8_epi16(bytes);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j), _mm_sub_epi16(wide, z));
+    }
+#endif
+    for (; j < n; ++j) dst[j] = static_cast<int16_t>(src[j] - zero);
   }
 
   // Writes input plane x (in_h x in_w) minus `zero` into the phase planes; cells outside the input get 0.
@@ -327,7 +349,7 @@ struct Int8DepthwiseImpl {
         // src is the input cell of phase column lo, formed only when it exists.
         const T* src = lo < hi ? x + in_row * g.in_w + (first + lo * sw) : nullptr;
         if (sw == 1) {
-          for (int64_t j = 0; j < hi - lo; ++j) dst[lo + j] = static_cast<int16_t>(src[j] - zero);
+          widen_run(src, hi - lo, zero, dst + lo);
         } else {
           for (int64_t j = 0; j < hi - lo; ++j) dst[lo + j] = static_cast<int16_t>(src[j * sw] - zero);
         }
@@ -365,9 +387,11 @@ struct Int8DepthwiseImpl {
       for (int64_t t = 0; t < l.taps; ++t)
         w[t] = static_cast<int16_t>(raw(a.w, a.w_signed, c * l.taps + t) - w_zero);
       const Int8Output output = output_of(a, c);
-      for (int64_t oy = 0; oy < a.out_h; ++oy) {
-        Row::row(phases + oy * g.stride_h * l.phase_w, tap, w, l.taps_even, out_w, sums);
-        output.store(sums, q * out_plane + oy * out_w, 0, out_w);
+      for (int64_t oy0 = 0; oy0 < a.out_h; oy0 += l.block_rows) {
+        const int64_t rows = std::min(l.block_rows, a.out_h - oy0);
+        for (int64_t r = 0; r < rows; ++r)
+          Row::row(phases + (oy0 + r) * g.stride_h * l.phase_w, tap, w, l.taps_even, out_w, sums + r * out_w);
+        output.store(sums, q * out_plane + oy0 * out_w, 0, rows * out_w);
       }
     }
   }

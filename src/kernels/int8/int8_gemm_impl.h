@@ -242,8 +242,12 @@ struct Int8PairDot<KernelPath::V128> {
   static V widen8(const int8_t* p) {
     return wasm_i16x8_load8x8(p);
   }
-  static V splat(int32_t x) {
-    return wasm_i32x4_splat(x);
+  static V load_a(const int16_t* p) {
+    return wasm_v128_load(p);
+  }
+  template <int lane>
+  static V broadcast(V v) {
+    return wasm_i32x4_shuffle(v, v, lane, lane, lane, lane);
   }
   static V dot_add(V acc, V a, V b) {
     return wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(a, b));
@@ -262,25 +266,36 @@ struct Int8PairDot<KernelPath::V128> {
   static V widen8(const int8_t* p) {
     return _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   }
-  static V splat(int32_t x) {
-    return _mm_set1_epi32(x);
+  static V load_a(const int16_t* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
+  template <int lane>
+  static V broadcast(V v) {
+    return _mm_shuffle_epi32(v, lane * 0x55);
   }
   static V dot_add(V acc, V a, V b) {
     return _mm_add_epi32(acc, _mm_madd_epi16(a, b));
   }
 #endif
+  template <int r>
+  static void row_step(V (&t)[mr][2], V rows, V b0, V b1) {
+    const V av = broadcast<r>(rows);
+    t[r][0] = dot_add(t[r][0], av, b0);
+    t[r][1] = dot_add(t[r][1], av, b1);
+  }
   static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     V t[mr][2];
     for (int r = 0; r < mr; ++r) {
       for (int v = 0; v < 2; ++v) t[r][v] = first ? zero() : load_acc(acc + r * ld + 4 * v);
     }
+    // The four rows' pairs are one 16-byte load; each row's pair is broadcast from it by a lane shuffle
+    // (cheaper than four scalar loads and splats).
     for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
-      const V b0 = widen8(b), b1 = widen8(b + 8);
-      for (int r = 0; r < mr; ++r) {
-        const V av = splat(int8_load_pair(a + 2 * r));
-        t[r][0] = dot_add(t[r][0], av, b0);
-        t[r][1] = dot_add(t[r][1], av, b1);
-      }
+      const V b0 = widen8(b), b1 = widen8(b + 8), rows = load_a(a);
+      row_step<0>(t, rows, b0, b1);
+      row_step<1>(t, rows, b0, b1);
+      row_step<2>(t, rows, b0, b1);
+      row_step<3>(t, rows, b0, b1);
     }
     for (int r = 0; r < mr; ++r) {
       for (int v = 0; v < 2; ++v) store_acc(acc + r * ld + 4 * v, t[r][v]);
@@ -507,11 +522,17 @@ struct Int8GemmCore {
     const uint8_t flip = a_flip(args);
     if (args.a_col == 1) {
       static_assert(kRun % kG == 0 && kG * sizeof(AElem) == 4, "a run is whole groups of 4 bytes");
+      int64_t packed = 0;  // k values already in the panel (and in sum)
+#if defined(__SSE4_1__)
+      if constexpr (kMR == 4 && kG == 2) {
+        if (rows == kMR) packed = pack_four_row_octets(a, args.a_row, args.k, flip, panel, sum);
+      }
+#endif
       AElem row[kRun];
       for (int64_t r = 0; r < rows; ++r) {
         const uint8_t* src = a + r * args.a_row;
-        uint32_t s = 0;
-        for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
+        uint32_t s = sum[r];
+        for (int64_t p0 = packed; p0 < args.k; p0 += kRun) {
           const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun;
           for (int64_t t = 0; t < len; ++t) {
             row[t] = shifted_byte(src[p0 + t], flip);
@@ -528,6 +549,18 @@ struct Int8GemmCore {
 #if defined(__AVX512BW__)
     if (args.a_row == 1 && kMR == 12 && (kG == 2 || kG == 4))
       return pack_adjacent_rows(args, a, rows, panel, sum);
+#elif defined(__SSE4_1__)
+    if constexpr (kMR == 4 && kG == 2) {
+      if (args.a_row == 1 && rows == kMR) {
+        const uint8_t* tap = a;
+        const auto next_tap = [&] {
+          const uint8_t* current = tap;
+          tap += args.a_col;
+          return current;
+        };
+        return pack_four_rows(args.k, next_tap, 1, flip, panel, sum);
+      }
+    }
 #endif
     for (int64_t p = 0; p < args.k; ++p) {
       AElem* dst = panel + slot(p);
@@ -561,6 +594,32 @@ struct Int8GemmCore {
     return inside || taps <= 0 ? 0 : args.k / taps * h * w;
   }
 
+  // One padded row of width w: out[j] = in[j - pad_left] for x0 <= j < x1, `zero` elsewhere. AVX-512 takes 64
+  // bytes per masked load and store instead of three library calls (a small convolution's rows are a few
+  // dozen bytes); the masked load reads only the input's own bytes.
+  static void pad_row(const uint8_t* in, int64_t pad_left, int64_t x0, int64_t x1, int64_t w, uint8_t zero,
+                      uint8_t* out) {
+#if defined(__AVX512BW__)
+    const __m512i fill = _mm512_set1_epi8(static_cast<char>(zero));
+    const auto bits = [](int64_t lo, int64_t hi) {  // lanes [lo, hi) of 64, clamped
+      lo = lo < 0 ? 0 : lo, hi = hi > 64 ? 64 : hi;
+      if (hi <= lo) return __mmask64{0};
+      const uint64_t below_hi = hi == 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
+      return static_cast<__mmask64>(below_hi & ~((uint64_t{1} << lo) - 1));
+    };
+    for (int64_t j = 0; j < w; j += 64) {  // lane l is column j + l
+      const auto* src = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(in) +
+                                                      static_cast<uintptr_t>(j - pad_left));
+      const __m512i v = _mm512_mask_loadu_epi8(fill, bits(x0 - j, x1 - j), src);
+      _mm512_mask_storeu_epi8(out + j, bits(0, w - j), v);
+    }
+#else
+    std::memset(out, zero, static_cast<size_t>(x0));
+    std::memcpy(out + x0, in + (x0 - pad_left), static_cast<size_t>(x1 - x0));
+    std::memset(out + x1, zero, static_cast<size_t>(w - x1));
+#endif
+  }
+
   // Copies the covered part of the input to `dst`, the taps outside it holding A's zero point (which adds
   // nothing), and returns the geometry of the copy: no padding, so every panel reads without bounds checks.
   static Int8ConvA pad_input(const Int8GemmArgs& args, std::byte* dst) {
@@ -578,10 +637,7 @@ struct Int8GemmCore {
           std::memset(out, zero, static_cast<size_t>(w));
           continue;
         }
-        std::memset(out, zero, static_cast<size_t>(x0));
-        std::memcpy(out + x0, x + (c * g.in_h + iy) * g.in_w + (x0 - g.pad_left),
-                    static_cast<size_t>(x1 - x0));
-        std::memset(out + x1, zero, static_cast<size_t>(w - x1));
+        pad_row(x + (c * g.in_h + iy) * g.in_w, g.pad_left, x0, x1, w, zero, out);
       }
     }
     Int8ConvA padded = g;
@@ -603,13 +659,19 @@ struct Int8GemmCore {
   // tile or stride is another.
   static bool row_runs(const Int8ConvA& g, const int64_t* corner, int64_t rows, RowRuns& runs) {
     if (kMR != 12 || (kG != 2 && kG != 4) || (g.stride_w != 1 && g.stride_w != 2)) return false;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (r == 0 || corner[r] != corner[r - 1] + g.stride_w) {
-        if (runs.count == 2) return false;
-        runs.base[runs.count++] = corner[r] - r * g.stride_w;
+    int64_t split = rows;  // the first row of a second run
+    for (int64_t r = 1; r < rows; ++r) {
+      if (corner[r] != corner[r - 1] + g.stride_w) {
+        if (split != rows) return false;
+        split = r;
       }
-      runs.mask[runs.count - 1] |= 1u << (r * g.stride_w);
     }
+    uint32_t first = 0, second = 0;  // in registers: this runs once per panel
+    for (int64_t r = 0; r < rows; ++r) (r < split ? first : second) |= 1u << (r * g.stride_w);
+    runs.count = split < rows ? 2 : 1;
+    runs.base[0] = corner[0];
+    runs.base[1] = split < rows ? corner[split] - split * g.stride_w : 0;
+    runs.mask[0] = first, runs.mask[1] = second;
     return true;
   }
 
@@ -679,6 +741,109 @@ struct Int8GemmCore {
   }
 #endif
 
+  // The taps of im2col's k in order (channel, kernel row, kernel column), from `channel`, the first
+  // channel's tap (0, 0) plus an offset common to all taps.
+  struct TapWalker {
+    const Int8ConvA& g;
+    const uint8_t* channel;
+    // The tap of the next k: kernel row kh and column kw of `channel`, at `tap_row` + `tap_col` from it
+    // (stepped, not multiplied out per k).
+    int64_t kh = 0, kw = 0, tap_row = 0, tap_col = 0;
+
+    const uint8_t* next() {
+      const uint8_t* tap = channel + tap_row + tap_col;
+      tap_col += g.dilation_w;
+      if (++kw == g.kernel_w) {
+        kw = 0, tap_col = 0, tap_row += g.dilation_h * g.in_w;
+        if (++kh == g.kernel_h) kh = 0, tap_row = 0, channel += g.in_h * g.in_w;
+      }
+      return tap;
+    }
+  };
+
+#if defined(__SSE4_1__)
+  // Whether the panel's windows are one run along an input row, `stride` (1 or 2) bytes apart.
+  static bool row_run(const int64_t* corner, int64_t stride) {
+    if (stride != 1 && stride != 2) return false;
+    for (int64_t r = 1; r < kMR; ++r) {
+      if (corner[r] != corner[0] + r * stride) return false;
+    }
+    return true;
+  }
+
+  // Bytes p[0], p[stride], p[2 * stride], p[3 * stride] (stride 1 or 2) in lanes 0-3, reading no byte
+  // outside p[0 .. 3 * stride].
+  static __m128i load_four_rows(const uint8_t* p, int64_t stride) {
+    const auto load32 = [](const uint8_t* q) {
+      int32_t v;
+      std::memcpy(&v, q, 4);
+      return _mm_cvtsi32_si128(v);
+    };
+    if (stride == 1) return load32(p);
+    const __m128i bytes = _mm_unpacklo_epi32(load32(p), load32(p + 3));  // bytes 0-3, then 3-6
+    return _mm_shuffle_epi8(bytes, _mm_setr_epi8(0, 2, 5, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  }
+
+  // The whole octets of k of four rows that are each contiguous (a_col = 1), for the 128-bit path: a row's
+  // eight bytes are moved to the panels' domain and widened (four pairs, summed by pmaddwd with ones), and
+  // the four rows' pairs are transposed as 32-bit lanes into four groups. Returns how many k it packed.
+  static int64_t pack_four_row_octets(const uint8_t* a, int64_t a_row, int64_t k, uint8_t flip, AElem* panel,
+                                      uint32_t* sum) {
+    static_assert(kMR == 4 && kG == 2 && sizeof(AElem) == 2, "four rows of int16 pairs");
+    const __m128i flips = _mm_set1_epi8(static_cast<char>(flip)), ones = _mm_set1_epi16(1);
+    __m128i sums[kMR] = {};
+    const int64_t octets = k / 8 * 8;
+    for (int64_t p = 0; p < octets; p += 8, panel += 8 * kMR) {
+      __m128i pairs[kMR];
+      for (int r = 0; r < kMR; ++r) {
+        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + r * a_row + p));
+        pairs[r] = _mm_cvtepi8_epi16(_mm_xor_si128(bytes, flips));
+        sums[r] = _mm_add_epi32(sums[r], _mm_madd_epi16(pairs[r], ones));
+      }
+      const __m128i low01 = _mm_unpacklo_epi32(pairs[0], pairs[1]),
+                    low23 = _mm_unpacklo_epi32(pairs[2], pairs[3]);
+      const __m128i high01 = _mm_unpackhi_epi32(pairs[0], pairs[1]),
+                    high23 = _mm_unpackhi_epi32(pairs[2], pairs[3]);
+      auto* dst = reinterpret_cast<__m128i*>(panel);
+      _mm_storeu_si128(dst, _mm_unpacklo_epi64(low01, low23));
+      _mm_storeu_si128(dst + 1, _mm_unpackhi_epi64(low01, low23));
+      _mm_storeu_si128(dst + 2, _mm_unpacklo_epi64(high01, high23));
+      _mm_storeu_si128(dst + 3, _mm_unpackhi_epi64(high01, high23));
+    }
+    for (int r = 0; r < kMR; ++r) sum[r] += lane_sum(sums[r]);
+    return octets;
+  }
+
+  static uint32_t lane_sum(__m128i v) {
+    alignas(16) uint32_t lanes[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), v);
+    return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  }
+
+  // A whole 4-row panel of the 128-bit path (int16 pairs; wasm's, through Emscripten's SSE headers) without
+  // the raw buffer: next_tap() gives k's tap, from which the four rows' bytes are `stride` apart. Each pair
+  // of k is interleaved, moved to the panels' domain and widened in registers, stored as its group's 16
+  // bytes, and summed per row by pmaddwd with ones. A ragged last group pairs its k with `flip`, which is 0
+  // in the panels' domain.
+  template <class NextTap>
+  static void pack_four_rows(int64_t k, const NextTap& next_tap, int64_t stride, uint8_t flip, AElem* panel,
+                             uint32_t* sum) {
+    static_assert(kMR == 4 && kG == 2 && sizeof(AElem) == 2, "four rows of int16 pairs");
+    const __m128i flips = _mm_set1_epi8(static_cast<char>(flip)), ones = _mm_set1_epi16(1);
+    __m128i sums = _mm_setzero_si128();
+    for (int64_t p = 0; p < k; p += 2, panel += 2 * kMR) {
+      const __m128i first = load_four_rows(next_tap(), stride);
+      const __m128i second = p + 1 < k ? load_four_rows(next_tap(), stride) : flips;
+      const __m128i group = _mm_cvtepi8_epi16(_mm_xor_si128(_mm_unpacklo_epi8(first, second), flips));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(panel), group);
+      sums = _mm_add_epi32(sums, _mm_madd_epi16(group, ones));
+    }
+    alignas(16) uint32_t row_sums[kMR];
+    _mm_store_si128(reinterpret_cast<__m128i*>(row_sums), sums);
+    for (int r = 0; r < kMR; ++r) sum[r] += row_sums[r];
+  }
+#endif
+
   // Rows i0 .. i0 + rows - 1 of the im2col matrix (output pixels), im2col fused into the packing: k walks
   // (channel, kernel row, kernel column) incrementally, every row reading its tap at a fixed offset from
   // its window's corner. Every window lies inside the input (gemm pads a copy of it otherwise). A run of k
@@ -693,8 +858,16 @@ struct Int8GemmCore {
       const int64_t i = i0 + r;
       corner[r] = (i / g.out_w * g.stride_h - g.pad_top) * g.in_w + i % g.out_w * g.stride_w - g.pad_left;
     }
-    const auto* channel = static_cast<const uint8_t*>(args.a);
-    int64_t kh = 0, kw = 0;  // the tap of the next k, in `channel`
+#if defined(__SSE4_1__)
+    if constexpr (kMR == 4 && kG == 2) {
+      if (rows == kMR && row_run(corner, g.stride_w)) {
+        TapWalker taps{g, static_cast<const uint8_t*>(args.a) + corner[0]};
+        return pack_four_rows(
+            args.k, [&] { return taps.next(); }, g.stride_w, flip, panel, sum);
+      }
+    }
+#endif
+    TapWalker taps{g, static_cast<const uint8_t*>(args.a)};
     uint8_t raw[kRun * kMR];
     uint32_t group_sum[kG * kMR] = {};
     const auto gather_tap = [&](const uint8_t* tap, uint8_t* dst) {
@@ -721,7 +894,7 @@ struct Int8GemmCore {
                   static_cast<size_t>((groups - first_unwritten) * kG * kMR));
       for (int64_t t = 0; t < len; ++t) {
         uint8_t* group = raw + t / kG * kG * kMR;
-        const uint8_t* tap = channel + kh * g.dilation_h * g.in_w + kw * g.dilation_w;
+        const uint8_t* tap = taps.next();
 #if defined(__AVX512BW__)
         if (vector) {  // a whole group at once; a ragged last group by rows
           group_taps[t % kG] = tap;
@@ -736,10 +909,6 @@ struct Int8GemmCore {
 #else
         gather_tap(tap, group + t % kG);
 #endif
-        if (++kw == g.kernel_w) {
-          kw = 0;
-          if (++kh == g.kernel_h) kh = 0, channel += g.in_h * g.in_w;
-        }
       }
       shift_groups(raw, groups, flip, panel + slot(p0), group_sum);
     }
@@ -810,39 +979,103 @@ struct Int8GemmCore {
                        int64_t i0, int64_t j0) {
     const int64_t rows = args.m - i0 < kMC ? args.m - i0 : kMC;
     const int64_t cols = args.n - j0 < kNC ? args.n - j0 : kNC;
-    const auto k = static_cast<uint32_t>(args.k);
     const Int8Output output = output_of(args);
     uint32_t zb[kNC];
     for (int64_t j = 0; j < cols; ++j)
       zb[j] = static_cast<uint32_t>(zero_shifted(args.b_zero, args.b_signed, args.b_zero_per_col, j0 + j));
-    // Integer outputs by columns are converted along the tile's rows (vectorised across the columns) and then
-    // written transposed; a float output by columns converts column by column.
+    // Integer outputs are converted along the tile's rows (vectorised across the columns), then written by
+    // rows or, by columns, transposed; a float output by columns converts column by column.
     const bool by_columns = args.c_row == 1 && args.c_col != 1;
     const bool integers = args.epilogue != Int8Epilogue::Float;
-    for (int64_t i = 0; i < rows; ++i) {
-      const auto za =
-          static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i0 + i)) +
-          kAOffset;
-      const uint32_t rs = static_cast<uint32_t>(row_sum[i]) - k * za;
-      int32_t* y = acc + i * kNC;
-      for (int64_t j = 0; j < cols; ++j) {
-        y[j] = static_cast<int32_t>(static_cast<uint32_t>(y[j]) - za * static_cast<uint32_t>(col_sum[j]) -
-                                    zb[j] * rs);
-      }
-      if (!by_columns)
-        output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
-      else if (integers)
-        output.convert_integers(y, cols, j0, true);
-    }
-    if (!by_columns) return;
     if (integers) {
-      output.write_integers_transposed(acc, kNC, rows, cols, i0 + j0 * args.c_col, args.c_col);
+      // The tile widths of the common channel counts get a constant trip count: the row loop is then
+      // straight vector code, without a loop set-up per row.
+      if (cols == 16)
+        convert_tile<16>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+      else if (cols == 32)
+        convert_tile<32>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+      else if (cols == kNC)
+        convert_tile<kNC>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+      else
+        convert_tile<0>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+      if (by_columns) {
+        output.write_integers_transposed(acc, kNC, rows, cols, i0 + j0 * args.c_col, args.c_col);
+      } else {
+        output.with_integer_output([&](auto* out) {
+          for (int64_t i = 0; i < rows; ++i)
+            Int8Output::write(out + (i0 + i) * args.c_row + j0 * args.c_col, args.c_col, acc + i * kNC, cols);
+        });
+      }
       return;
     }
+    for (int64_t i = 0; i < rows; ++i) {
+      const RowZero r = row_zero(args, i0 + i, row_sum[i]);
+      int32_t* y = acc + i * kNC;
+      for (int64_t j = 0; j < cols; ++j) {
+        y[j] = static_cast<int32_t>(static_cast<uint32_t>(y[j]) - r.za * static_cast<uint32_t>(col_sum[j]) -
+                                    zb[j] * r.rs);
+      }
+      if (!by_columns) output.store(y, (i0 + i) * args.c_row + j0 * args.c_col, j0, cols);
+    }
+    if (!by_columns) return;
     int32_t column[kMC];
     for (int64_t j = 0; j < cols; ++j) {
       for (int64_t i = 0; i < rows; ++i) column[i] = acc[i * kNC + j];
       output.store_run(column, i0 + (j0 + j) * args.c_col, 1, rows, j0 + j, false);
+    }
+  }
+
+  // Row i's A zero point in the panels' domain and its part of the correction, row_sum - k * za.
+  struct RowZero {
+    uint32_t za, rs;
+  };
+  static RowZero row_zero(const Int8GemmArgs& args, int64_t i, int32_t row_sum) {
+    const auto za =
+        static_cast<uint32_t>(zero_shifted(args.a_zero, args.a_signed, args.a_zero_per_row, i)) + kAOffset;
+    return {za, static_cast<uint32_t>(row_sum) - static_cast<uint32_t>(args.k) * za};
+  }
+
+  // The integer epilogue of a tile in one pass per row: zero-point correction, bias, then (Requantize)
+  // Int8Output::requantize, the same integer and float operations as Int8Output::convert_integers. The
+  // per-column parameters are first copied to local arrays (a missing bias is 0, which adds nothing), so
+  // that the column loop vectorises without alias checks. kCols is the tile's width, or 0 when it is only
+  // known at run time.
+  template <int64_t kCols>
+  static void convert_tile(const Int8GemmArgs& args, int32_t* acc, int64_t rows, int64_t cols,
+                           const int32_t* row_sum, const int32_t* col_sum, const uint32_t* zb, int64_t i0,
+                           int64_t j0) {
+    const int64_t n = kCols > 0 ? kCols : cols;
+    uint32_t sum_b[kNC], bias[kNC];
+    float mult[kNC];
+    for (int64_t j = 0; j < n; ++j) {
+      sum_b[j] = static_cast<uint32_t>(col_sum[j]);
+      bias[j] = args.bias_i32 != nullptr ? static_cast<uint32_t>(args.bias_i32[j0 + j]) : 0u;
+      if (args.epilogue == Int8Epilogue::Requantize) mult[j] = args.mult[args.mult_per_col ? j0 + j : 0];
+    }
+    const bool requantize = args.epilogue == Int8Epilogue::Requantize;
+    const int32_t lowest = args.y_signed ? -128 : 0, highest = args.y_signed ? 127 : 255;
+    for (int64_t i = 0; i < rows; ++i) {
+      const RowZero r = row_zero(args, i0 + i, row_sum[i]);
+      int32_t* y = acc + i * kNC;
+      const auto corrected = [&](int64_t j) {
+        return static_cast<int32_t>(static_cast<uint32_t>(y[j]) - r.za * sum_b[j] - zb[j] * r.rs + bias[j]);
+      };
+      if (requantize) {
+#if defined(ONEMODEL_INT8_V128_REQUANTIZE)
+        // The 128-bit path (wasm's): the corrected sums first, then Int8Output's explicit vectors.
+        for (int64_t j = 0; j < n; ++j) y[j] = corrected(j);
+        const int64_t done =
+            Int8Output::requantize_vectors(y, n, nullptr, false, mult, true, args.y_zero, args.y_signed);
+        for (int64_t j = done; j < n; ++j)
+          y[j] = Int8Output::requantize(static_cast<float>(y[j]) * mult[j], args.y_zero, lowest, highest);
+#else
+        for (int64_t j = 0; j < n; ++j)
+          y[j] = Int8Output::requantize(static_cast<float>(corrected(j)) * mult[j], args.y_zero, lowest,
+                                        highest);
+#endif
+      } else {
+        for (int64_t j = 0; j < n; ++j) y[j] = corrected(j);
+      }
     }
   }
 

@@ -9,9 +9,16 @@
 
 #include "kernels/kernel_table.h"
 
-#if defined(__SSE4_1__) && !defined(__wasm_simd128__)
+#if defined(__SSE4_1__)
+// The SSE code below also serves wasm, where Emscripten's SSE headers map each of these intrinsics to one
+// SIMD128 instruction (or two).
 #include <immintrin.h>
 #define ONEMODEL_INT8_SSE_TRANSPOSE 1
+#if !defined(__AVX2__)
+// Only the 128-bit path (wasm's) requantizes with explicit vectors (requantize_vectors); the wider x86 paths
+// keep the plain loop, which their compiler vectorises at their own width.
+#define ONEMODEL_INT8_V128_REQUANTIZE 1
+#endif
 #endif
 
 namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
@@ -87,29 +94,74 @@ struct Int8Output {
 
   // Int32 and Requantize: y[0 .. count) (parameters as in store_run) becomes the integers to store.
   void convert_integers(int32_t* y, int64_t count, int64_t col0, bool across_columns) const {
-    if (bias_i32 != nullptr) {
-      const int32_t* bias = bias_i32 + (bias_per_col ? col0 : 0);
-      if (bias_per_col && across_columns) {
-        for (int64_t t = 0; t < count; ++t)
-          y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + static_cast<uint32_t>(bias[t]));
-      } else {
-        const auto b0 = static_cast<uint32_t>(bias[0]);
-        for (int64_t t = 0; t < count; ++t) y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + b0);
-      }
+    const int32_t* bias = bias_i32 != nullptr ? bias_i32 + (bias_per_col ? col0 : 0) : nullptr;
+    const bool bias_runs = bias_per_col && across_columns;
+    const float* m = mult + (mult_per_col ? col0 : 0);
+    const bool mult_runs = mult_per_col && across_columns;
+    int64_t done = 0;  // values already converted, bias included
+#if defined(ONEMODEL_INT8_V128_REQUANTIZE)
+    if (epilogue == Int8Epilogue::Requantize)
+      done = requantize_vectors(y, count, bias, bias_runs, m, mult_runs, y_zero, y_signed);
+#endif
+    if (bias != nullptr && bias_runs) {
+      for (int64_t t = done; t < count; ++t)
+        y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + static_cast<uint32_t>(bias[t]));
+    } else if (bias != nullptr) {
+      const auto b0 = static_cast<uint32_t>(bias[0]);
+      for (int64_t t = done; t < count; ++t) y[t] = static_cast<int32_t>(static_cast<uint32_t>(y[t]) + b0);
     }
     if (epilogue != Int8Epilogue::Requantize) return;
-    const float lowest = y_signed ? -128.0f : 0.0f, highest = y_signed ? 127.0f : 255.0f;
-    const auto zp = static_cast<float>(y_zero);
-    const float* m = mult + (mult_per_col ? col0 : 0);
-    if (mult_per_col && across_columns) {
-      for (int64_t t = 0; t < count; ++t)
-        y[t] = requantize(static_cast<float>(y[t]) * m[t], zp, lowest, highest);
+    const int32_t lowest = y_signed ? -128 : 0, highest = y_signed ? 127 : 255;
+    if (mult_runs) {
+      for (int64_t t = done; t < count; ++t)
+        y[t] = requantize(static_cast<float>(y[t]) * m[t], y_zero, lowest, highest);
     } else {
       const float m0 = m[0];
-      for (int64_t t = 0; t < count; ++t)
-        y[t] = requantize(static_cast<float>(y[t]) * m0, zp, lowest, highest);
+      for (int64_t t = done; t < count; ++t)
+        y[t] = requantize(static_cast<float>(y[t]) * m0, y_zero, lowest, highest);
     }
   }
+
+#if defined(ONEMODEL_INT8_V128_REQUANTIZE)
+  // The bias and requantize() of y[t] * m[t] (bias[0], m[0] unless *_runs; no bias when null), four values at
+  // a time over the whole quadruples of y; returns how many it converted. The steps of requantize(), except
+  // that the rounded value is read as an integer from the bits of v + 1.5 * 2^23 (that sum lies in [2^23,
+  // 2^24), where consecutive floats are consecutive integers and so are their bit patterns) instead of
+  // subtracting 1.5 * 2^23 and converting: the same integer without a float-to-int conversion (Emscripten's
+  // SSE headers make that one a scalar loop). The zero point joins the subtraction of the bits.
+  static int64_t requantize_vectors(int32_t* y, int64_t count, const int32_t* bias, bool bias_runs,
+                                    const float* m, bool mult_runs, int32_t y_zero, bool y_signed) {
+    constexpr int32_t kRounderBits = 0x4B400000;  // the bits of kRounder
+    const __m128 low_bound = _mm_set1_ps(-kBound), high_bound = _mm_set1_ps(kBound);
+    const __m128 rounder = _mm_set1_ps(kRounder), m0 = _mm_set1_ps(m[0]);
+    const __m128i b0 = _mm_set1_epi32(bias != nullptr ? bias[0] : 0);
+    // (bits - kRounderBits) + y_zero in one wrapping subtraction.
+    const __m128i offset = _mm_set1_epi32(
+        static_cast<int32_t>(static_cast<uint32_t>(kRounderBits) - static_cast<uint32_t>(y_zero)));
+    const __m128i lowest = _mm_set1_epi32(y_signed ? -128 : 0),
+                  highest = _mm_set1_epi32(y_signed ? 127 : 255);
+    int64_t t = 0;
+    for (; t + 4 <= count; t += 4) {
+      auto* at = reinterpret_cast<__m128i*>(y + t);
+      __m128i acc = _mm_loadu_si128(at);
+      if (bias != nullptr)
+        acc =
+            _mm_add_epi32(acc, bias_runs ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(bias + t)) : b0);
+      const __m128 scale = mult_runs ? _mm_loadu_ps(m + t) : m0;
+      __m128 v = _mm_mul_ps(_mm_cvtepi32_ps(acc), scale);
+#if defined(__wasm_simd128__)
+      // f32x4.pmax and pmin (Emscripten 3.1.6's header lacks their wrappers): one instruction each, where
+      // its _mm_max_ps and _mm_min_ps are a compare and a select; pmax(-2^20, NaN) is -2^20, as maxps gives.
+      v = __builtin_wasm_pmin_f32x4(__builtin_wasm_pmax_f32x4(low_bound, v), high_bound);
+#else
+      v = _mm_min_ps(_mm_max_ps(v, low_bound), high_bound);
+#endif
+      const __m128i q = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(v, rounder)), offset);
+      _mm_storeu_si128(at, _mm_min_epi32(_mm_max_epi32(q, lowest), highest));
+    }
+    return t;
+  }
+#endif
 
   // Int32 and Requantize: value (i, j) of a converted rows x cols tile (row stride ld) goes to element
   // c_base + j * col_step + i, a column at a time (a channel-major output: each column is a run in memory).
@@ -211,20 +263,19 @@ struct Int8Output {
   }
 
   // round_half_even(v) + zp clamped to [lowest, highest]; NaN gives lowest. v is bounded to +-2^20 first (far
-  // outside every 8-bit range), then (v + 1.5 * 2^23) - 1.5 * 2^23 rounds it to an integer, ties to even: the
-  // sum lies in [2^23, 2^24), where floats are the integers, and the subtraction is exact.
-  static int32_t requantize(float v, float zp, float lowest, float highest) {
-    constexpr float kBound = 1048576.0f, kRounder = 12582912.0f;
-    const bool is_nan = v != v;
-    v = v < -kBound ? -kBound : v;
-    v = v > kBound ? kBound : v;
-    v = is_nan ? 0.0f : v;
+  // outside every 8-bit range; the comparisons are written so that NaN fails them and becomes -2^20, which
+  // the final clamp takes to lowest), then (v + 1.5 * 2^23) - 1.5 * 2^23 rounds it to an integer, ties to
+  // even: the sum lies in [2^23, 2^24), where floats are the integers, and the subtraction is exact. The zero
+  // point and the clamp are integer operations on the exact result. Each step is one vector instruction
+  // (maxps and minps keep their second operand on NaN, as these selects do).
+  static constexpr float kBound = 1048576.0f, kRounder = 12582912.0f;
+  static int32_t requantize(float v, int32_t zp, int32_t lowest, int32_t highest) {
+    v = v > -kBound ? v : -kBound;
+    v = v < kBound ? v : kBound;
     v = (v + kRounder) - kRounder;
-    v = v + zp;
-    v = v < lowest ? lowest : v;
-    v = v > highest ? highest : v;
-    v = is_nan ? lowest : v;
-    return static_cast<int32_t>(v);
+    int32_t q = static_cast<int32_t>(v) + zp;
+    q = q < lowest ? lowest : q;
+    return q > highest ? highest : q;
   }
 };
 

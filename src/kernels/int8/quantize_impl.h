@@ -12,7 +12,7 @@
 #include "kernels/int8/quantize_kernels.h"
 #include "kernels/simd.h"
 
-#if defined(__AVX512BW__)
+#if defined(__SSE4_1__)
 #include <immintrin.h>
 #endif
 
@@ -53,6 +53,22 @@ struct QuantizeImpl {
     const F to_bits = L::splat(kToBits);
     alignas(64) float values[L::width];
     size_t i = 0;
+#if defined(__SSE4_1__) && !defined(__AVX2__)
+    // The 128-bit path (wasm's): sixteen values at a time, their low bytes narrowed in registers (masked to
+    // 0-255, so the unsigned saturating packs keep them) instead of a scalar store per value.
+    if constexpr (L::width == 4) {
+      const __m128i low_byte = _mm_set1_epi32(0xFF);
+      const auto bytes = [&](size_t at) {
+        const F v = quantize_lanes(L::load(x + at), s, z, lowest, highest) + to_bits;
+        return _mm_and_si128(_mm_castps_si128(static_cast<__m128>(v)), low_byte);
+      };
+      for (; i + 16 <= n; i += 16) {
+        const __m128i low = _mm_packus_epi32(bytes(i), bytes(i + 4));
+        const __m128i high = _mm_packus_epi32(bytes(i + 8), bytes(i + 12));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm_packus_epi16(low, high));
+      }
+    }
+#endif
     for (; i + L::width <= n; i += L::width) {
       L::store(values, quantize_lanes(L::load(x + i), s, z, lowest, highest) + to_bits);
       for (int l = 0; l < L::width; ++l) y[i + l] = static_cast<Q>(simd::float_to_bits(values[l]));
