@@ -102,10 +102,10 @@ INSTANTIATE_TEST_SUITE_P(Issue5, RealModel, ::testing::Values("silero-vad-legacy
 // IS-Net medium, stored in float16 (docs/models.md), against ONNX Runtime's output on the same file: the fp16
 // gate of fp16.md, scaled error at most 4e-3 on every output in fast and exact mode, and the exact bits
 // independent of the thread count. The gate's second clause (our error against the float32 twin at most 1.5
-// times ONNX Runtime's) is printed, not asserted: ONNX Runtime's CPU run of the float16 file lands 3.7e-4
-// from the twin, closer than an ONNX Runtime run of the twin that rounds every node output to float16
-// (8.3e-4), so it does not store every activation in float16 as fp16.md prescribes, and the clause measures
-// that difference rather than ours.
+// times ONNX Runtime's) is asserted in fast mode, which keeps binary32 between nodes as ONNX Runtime's CPU
+// run evidently does (docs/architecture.md, "Half precision in fast mode"); exact mode rounds every node
+// output to float16 as fp16.md prescribes, which puts it about 4x further from the twin than ONNX Runtime
+// (docs/models.md), so there the clause is printed only.
 // Native stage only: one run of this 1024x1024 model takes about 15 s natively and several minutes (and
 // gigabytes more) under AddressSanitizer or qemu, and the half-precision path it checks is the same code
 // there.
@@ -119,7 +119,8 @@ TEST(Fp16Model, IsNetMediumMeetsTheGate) {
   ASSERT_EQ(twin.size(), 1u);
   ASSERT_EQ(half[0].output_names, twin[0].output_names);
 
-  auto check = [&](const std::vector<std::vector<Tensor>>& got, const char* mode) {
+  auto check = [&](const std::vector<std::vector<Tensor>>& got, ExecutionMode execution) {
+    const char* mode = execution == ExecutionMode::Fast ? "fast" : "exact";
     ASSERT_EQ(got.size(), 1u);
     ASSERT_EQ(got[0].size(), half[0].outputs.size());
     for (size_t i = 0; i < got[0].size(); ++i) {
@@ -127,13 +128,17 @@ TEST(Fp16Model, IsNetMediumMeetsTheGate) {
       const double ours_vs_twin = scaled_error(got[0][i], twin[0].outputs[i]);
       const double ort_vs_twin = scaled_error(half[0].outputs[i], twin[0].outputs[i]);
       EXPECT_LE(vs_ort, 4e-3) << "isnet-medium output " << half[0].output_names[i] << " (" << mode << ")";
+      if (execution == ExecutionMode::Fast) {
+        EXPECT_LE(ours_vs_twin, 1.5 * ort_vs_twin) << "isnet-medium output " << half[0].output_names[i]
+                                                   << ": further from the float32 twin than 1.5x ORT";
+      }
       std::printf("[ fp16 gate ] isnet-medium %s %s: vs ORT fp16 %.3g; vs fp32 twin: ours %.3g, ORT %.3g\n",
                   half[0].output_names[i].c_str(), mode, vs_ort, ours_vs_twin, ort_vs_twin);
     }
   };
-  check(run_model("isnet-medium", half, ExecutionMode::Fast, "", 1), "fast");
+  check(run_model("isnet-medium", half, ExecutionMode::Fast, "", 1), ExecutionMode::Fast);
   const auto exact1 = run_model("isnet-medium", half, ExecutionMode::Exact, "", 1);
-  check(exact1, "exact");
+  check(exact1, ExecutionMode::Exact);
   const auto exact2 = run_model("isnet-medium", half, ExecutionMode::Exact, "", 2);
   for (size_t i = 0; i < exact1[0].size(); ++i) {
     EXPECT_TRUE(same_bytes(exact1[0][i], exact2[0][i]))

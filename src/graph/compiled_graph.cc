@@ -189,21 +189,22 @@ CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const Sessi
   compile(g, options, false);
   compact_weights(nodes_, values_, options.weight_storage);
   for (const CompiledValue& v : values_) weight_bytes_ += v.constant ? v.constant->ref.bytes() : 0;
-  // A graph that stores half precision runs no passes: a fusion would skip the rounding to the storage type
-  // between the operators it joins. Plans still evaluate constant nodes.
+  // In exact mode a graph that stores half precision runs no passes: a fusion would skip the rounding to the
+  // storage type between the operators it joins. Fast mode keeps those values in binary32 (wrap_half_nodes),
+  // so its passes run. Plans still evaluate constant nodes.
   const bool half = model_uses_half(*model_);
   SessionOptions pass_options = options;
-  if (half) pass_options.optimization_level = OptimizationLevel::None;
+  if (half && options.mode == ExecutionMode::Exact) pass_options.optimization_level = OptimizationLevel::None;
   passes::PassGraph pass_graph(nodes_, values_);
   passes::run_passes(pass_graph, pass_options);  // graph-runtime.md §6: once, before any plan
-  wrap_half_nodes(nodes_, values_, half);
+  wrap_half_nodes(nodes_, values_, half, options.mode == ExecutionMode::Fast);
 }
 
 CompiledGraph::CompiledGraph(std::shared_ptr<const ir::Model> model, const ir::Graph& body,
                              const SessionOptions& options)
     : model_(std::move(model)) {
   compile(body, options, true);
-  wrap_half_nodes(nodes_, values_, model_uses_half(*model_));
+  wrap_half_nodes(nodes_, values_, model_uses_half(*model_), options.mode == ExecutionMode::Fast);
 }
 
 CompiledGraph::~CompiledGraph() = default;

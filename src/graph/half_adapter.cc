@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include "core/half.h"
 #include "graph/forwarding_infer_context.h"
@@ -121,13 +122,19 @@ DType storage_type(size_t n, const std::vector<bool>& compact, HasInput has_inpu
   return DType::F32;
 }
 
+// The type a wrapped node's binary32 output is stored as: none for the storage type of its inputs (fp16.md),
+// binary32 where fast mode keeps it, or the half type the graph declares for a value whose type is
+// observable.
+using OutputType = std::optional<DType>;
+
 // What the inner kernel sees at plan time: binary32 for half inputs (values widened when it asks for them),
 // compact weights without their value (so nothing packs a binary32 copy of them); binary32 outputs it
 // states go out as the storage type.
 class HalfInferContext final : public ForwardingInferContext {
  public:
-  HalfInferContext(InferContext& base, const std::vector<bool>& compact)
-      : ForwardingInferContext(base), compact_(compact), widened_(base.num_inputs()) {
+  HalfInferContext(InferContext& base, const std::vector<bool>& compact,
+                   const std::vector<OutputType>& out_types)
+      : ForwardingInferContext(base), compact_(compact), out_types_(out_types), widened_(base.num_inputs()) {
     storage_ = storage_type(
         base.num_inputs(), compact, [&](size_t i) { return base.has_input(i); },
         [&](size_t i) { return base.input_dtype(i); });
@@ -150,15 +157,21 @@ class HalfInferContext final : public ForwardingInferContext {
     return base_.input_constant(i);
   }
   void set_output(size_t i, DType dtype, const Shape& shape) override {
-    base_.set_output(i, dtype == DType::F32 ? storage_ : dtype, shape);
+    base_.set_output(i, dtype == DType::F32 ? stored_as(i) : dtype, shape);
   }
   void set_constant_output(size_t i, ConstTensor value) override {
-    if (value.ref.dtype == DType::F32 && storage_ != DType::F32) value = narrowed_copy(value.ref, storage_);
+    const DType to = stored_as(i);
+    if (value.ref.dtype == DType::F32 && to != DType::F32) value = narrowed_copy(value.ref, to);
     base_.set_constant_output(i, std::move(value));
   }
 
  private:
+  DType stored_as(size_t output) const {
+    return output < out_types_.size() && out_types_[output] ? *out_types_[output] : storage_;
+  }
+
   const std::vector<bool>& compact_;
+  const std::vector<OutputType>& out_types_;
   DType storage_ = DType::F32;
   mutable std::vector<ConstTensor> widened_;
 };
@@ -198,8 +211,12 @@ class HalfAdapter final : public OpKernel {
   // `f16_native`: the kernel serves binary16 itself and must see it (Clip, whose omitted bounds are the
   // element type's finite extremes); a node with binary16 and no bfloat16 inputs then passes through
   // untouched.
-  HalfAdapter(std::unique_ptr<OpKernel> inner, std::vector<bool> compact, bool f16_native)
-      : inner_(std::move(inner)), compact_(std::move(compact)), f16_native_(f16_native) {
+  HalfAdapter(std::unique_ptr<OpKernel> inner, std::vector<bool> compact, std::vector<OutputType> out_types,
+              bool f16_native)
+      : inner_(std::move(inner)),
+        compact_(std::move(compact)),
+        out_types_(std::move(out_types)),
+        f16_native_(f16_native) {
     supports_exact = inner_->supports_exact;
     in_place_input = inner_->in_place_input;  // safe: half inputs are widened before any output is written
   }
@@ -208,7 +225,7 @@ class HalfAdapter final : public OpKernel {
     if (native(ctx.num_inputs(),
                [&](size_t i) { return ctx.has_input(i) ? ctx.input_dtype(i) : DType::F32; }))
       return inner_->infer(ctx);
-    HalfInferContext half(ctx, compact_);
+    HalfInferContext half(ctx, compact_, out_types_);
     inner_->infer(half);
   }
 
@@ -290,8 +307,39 @@ class HalfAdapter final : public OpKernel {
   }
 
   std::unique_ptr<OpKernel> inner_;
-  std::vector<bool> compact_;  // by input
+  std::vector<bool> compact_;          // by input
+  std::vector<OutputType> out_types_;  // by output
   bool f16_native_;
+};
+
+// Fast mode's Cast to half of a value whose type nobody observes: a float input stays binary32 (copied, or
+// widened when it is half already), like the activations the wrapped nodes keep. Any other input type goes
+// through the real Cast; its consumers widen the result.
+class KeepBinary32Cast final : public OpKernel {
+ public:
+  explicit KeepBinary32Cast(std::unique_ptr<OpKernel> cast) : cast_(std::move(cast)) {
+    supports_exact = cast_->supports_exact;
+    in_place_input = 0;  // the plan shares storage only between values of one type
+  }
+
+  void infer(InferContext& ctx) const override {
+    const DType from = ctx.input_dtype(0);
+    if (from != DType::F32 && !is_half(from)) return cast_->infer(ctx);
+    ctx.set_output(0, DType::F32, ctx.input_shape(0));
+  }
+
+  void run(const OpRun& run) const override {
+    const TensorRef& in = run.inputs[0];
+    const TensorRef& out = run.outputs[0];
+    if (out.dtype != DType::F32) return cast_->run(run);
+    if (is_half(in.dtype))
+      widen(*run.kernels, in.dtype, in.data, out.as<float>(), in.count(), run.threads);
+    else if (in.data != out.data)
+      std::memcpy(out.data, in.data, in.bytes());
+  }
+
+ private:
+  std::unique_ptr<OpKernel> cast_;
 };
 
 bool plain_domain(const ir::Node& n) {
@@ -314,6 +362,53 @@ bool never_wrapped(const CompiledNode& node) {
                      [](const ir::Attribute& a) { return a.g != nullptr || !a.graphs.empty(); });
 }
 
+bool is_op(const ir::Node& n, std::string_view type) {
+  return plain_domain(n) && n.op_type == type;
+}
+
+// How fast mode may store each value (docs/architecture.md, "Half precision in fast mode").
+struct ValueUses {
+  // Its element type can be seen, so it is stored as the graph declares: graph outputs, and the inputs of
+  // never-wrapped nodes that take element types as they are (CastLike's target, the `*Like` generators,
+  // data-dependent kernels, control flow and what its bodies capture), followed back through views. A Cast,
+  // Shape or Size only sees more precision.
+  std::vector<bool> observable;
+  // Some never-wrapped node reads it (a Cast among them): a Cast to half feeding one is meant to round.
+  std::vector<bool> read_unwrapped;
+};
+
+ValueUses value_uses(const std::vector<CompiledNode>& nodes, const std::vector<CompiledValue>& values) {
+  ValueUses uses{std::vector<bool>(values.size(), false), std::vector<bool>(values.size(), false)};
+  for (size_t v = 0; v < values.size(); ++v) uses.observable[v] = values[v].is_output;
+  auto mark = [](std::vector<bool>& flags, int32_t v) {
+    if (v >= 0) flags[static_cast<size_t>(v)] = true;
+  };
+  for (auto node = nodes.rbegin(); node != nodes.rend(); ++node) {  // consumers before producers
+    if (!never_wrapped(*node)) continue;
+    for (int32_t v : node->inputs) mark(uses.read_unwrapped, v);
+    const ir::Node& n = *node->ir;
+    if (node->kernel->view_of_input) {
+      if (!node->inputs.empty() && !node->outputs.empty() && node->outputs[0] >= 0 &&
+          uses.observable[static_cast<size_t>(node->outputs[0])])
+        mark(uses.observable, node->inputs[0]);
+      continue;
+    }
+    if (is_op(n, "Cast") || is_op(n, "Shape") || is_op(n, "Size")) continue;
+    for (size_t i = is_op(n, "CastLike") ? 1 : 0; i < node->inputs.size(); ++i)
+      mark(uses.observable, node->inputs[i]);
+  }
+  return uses;
+}
+
+// A Cast to half whose result only wrapped nodes read, which widen it anyway: a storage conversion, which
+// fast mode skips by keeping binary32.
+bool keeps_binary32(const CompiledNode& node, const ValueUses& uses) {
+  if (!is_op(*node.ir, "Cast") || node.outputs.empty() || node.outputs[0] < 0) return false;
+  const ir::Attribute* to = node.ir->find("to");
+  const auto out = static_cast<size_t>(node.outputs[0]);
+  return to != nullptr && is_half_code(to->i) && !uses.observable[out] && !uses.read_unwrapped[out];
+}
+
 }  // namespace
 
 bool model_uses_half(const ir::Model& model) {
@@ -321,7 +416,9 @@ bool model_uses_half(const ir::Model& model) {
 }
 
 void wrap_half_nodes(std::vector<CompiledNode>& nodes, const std::vector<CompiledValue>& values,
-                     bool half_model) {
+                     bool half_model, bool keep_binary32) {
+  std::optional<ValueUses> uses;
+  if (half_model && keep_binary32) uses = value_uses(nodes, values);
   for (CompiledNode& node : nodes) {
     std::vector<bool> compact(node.inputs.size(), false);
     bool any_compact = false;
@@ -330,9 +427,24 @@ void wrap_half_nodes(std::vector<CompiledNode>& nodes, const std::vector<Compile
       compact[i] = v >= 0 && values[static_cast<size_t>(v)].compact_weight;
       any_compact = any_compact || compact[i];
     }
+    if (uses && keeps_binary32(node, *uses)) {
+      node.kernel = std::make_unique<KeepBinary32Cast>(std::move(node.kernel));
+      continue;
+    }
     if ((!half_model && !any_compact) || never_wrapped(node)) continue;
-    const bool f16_native = plain_domain(*node.ir) && node.ir->op_type == "Clip";
-    node.kernel = std::make_unique<HalfAdapter>(std::move(node.kernel), std::move(compact), f16_native);
+    std::vector<OutputType> out_types(node.outputs.size());
+    for (size_t o = 0; o < node.outputs.size() && uses; ++o) {
+      const int32_t v = node.outputs[o];
+      if (v < 0) continue;
+      const auto declared = static_cast<int64_t>(values[static_cast<size_t>(v)].elem_type);
+      if (!uses->observable[static_cast<size_t>(v)])
+        out_types[o] = DType::F32;
+      else if (is_half_code(declared))
+        out_types[o] = static_cast<DType>(declared);
+    }
+    const bool f16_native = is_op(*node.ir, "Clip");
+    node.kernel = std::make_unique<HalfAdapter>(std::move(node.kernel), std::move(compact),
+                                                std::move(out_types), f16_native);
   }
 }
 
