@@ -1,14 +1,16 @@
 // The second element-wise family through Session: Where, the comparisons, the logical operators, the simple
-// unary operators, Max/Min/Sum/Mean, Clip, LeakyRelu/HardSigmoid/HardSwish, Pow, Mod and CastLike. The cases
-// are the rules ops-elementwise.md settles: NaN and signed zeros, Max/Min taking the second operand on
-// equality, Clip's omitted bounds and crossed bounds, Mod's two sign rules and division by zero, Round half
-// to even, integer wrap-around, broadcasting of up to three operands and empty tensors, exact-mode NaN
-// canonicalisation and bits independent of kernel path and thread count; plus the ONNX backend node cases.
+// unary operators, Max/Min/Sum/Mean, Clip, LeakyRelu/HardSigmoid/HardSwish, Pow, Mod, CastLike and Cast
+// between float32 and float16 on every kernel path. The cases are the rules ops-elementwise.md settles: NaN
+// and signed zeros, Max/Min taking the second operand on equality, Clip's omitted bounds and crossed bounds,
+// Mod's two sign rules and division by zero, Round half to even, integer wrap-around, broadcasting of up to
+// three operands and empty tensors, exact-mode NaN canonicalisation and bits independent of kernel path and
+// thread count; plus the ONNX backend node cases.
 //
 // Expected values are written out by hand or computed here from the operator definitions with plain C++
 // operations on the same inputs (the build never contracts them to FMA).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -823,6 +825,56 @@ TEST(Elementwise2, BackendPowCases) {
         << name;
   }
   EXPECT_EQ(cases, 14);
+}
+
+}  // namespace
+}  // namespace onemodel::test
+
+namespace onemodel::test {
+namespace {
+
+// Cast between float32 and float16 runs on the kernel path's vector conversions: on every path, both modes
+// and one or two threads it gives the scalar conversions of core/half.h for every binary16 pattern (and the
+// float32 values they widen to, plus values between them), with exact mode's canonical NaN.
+TEST(Elementwise2, CastBetweenFloatAndHalfOnEveryPathMatchesTheScalarConversions) {
+  constexpr int64_t kPatterns = 65536;
+  Tensor halves(DType::F16, {kPatterns});
+  std::vector<float> floats;
+  auto* h = static_cast<uint16_t*>(halves.raw());
+  for (int64_t i = 0; i < kPatterns; ++i) {
+    h[i] = static_cast<uint16_t>(i);
+    const float f = half_to_float(h[i]);
+    floats.push_back(f);
+    floats.push_back(std::nextafter(f, 0.0f));  // between binary16 values: the rounding decides
+  }
+  const auto count = static_cast<int64_t>(floats.size());
+  const Tensor wide = Tensor::from(floats, {count});
+  ModelBuilder widen(17), narrow(17);
+  widen.input("x", DType::F16, {kPatterns}).node("Cast", {"x"}, {"y"}, {Attr::i("to", 1)});
+  widen.output("y", DType::F32);
+  narrow.input("x", DType::F32, {count}).node("Cast", {"x"}, {"y"}, {Attr::i("to", 10)});
+  narrow.output("y", DType::F16);
+  for (auto mode : {ExecutionMode::Fast, ExecutionMode::Exact}) {
+    const bool exact = mode == ExecutionMode::Exact;
+    for (const std::string& path : kernel_paths()) {
+      for (int threads : {1, 2}) {
+        const std::string label = path + " threads " + std::to_string(threads) + (exact ? " exact" : " fast");
+        const Tensor w = widen.run({{"x", halves}}, options(mode, path, threads))[0];
+        for (int64_t i = 0; i < kPatterns; ++i) {
+          const float want = floats[static_cast<size_t>(2 * i)];
+          const uint32_t want_bits = exact && std::isnan(want) ? 0x7FC00000u : std::bit_cast<uint32_t>(want);
+          ASSERT_EQ(std::bit_cast<uint32_t>(w.data<float>()[i]), want_bits) << label << " pattern " << i;
+        }
+        const Tensor n = narrow.run({{"x", wide}}, options(mode, path, threads))[0];
+        const auto* got = static_cast<const uint16_t*>(n.raw());
+        for (int64_t i = 0; i < count; ++i) {
+          const float x = floats[static_cast<size_t>(i)];
+          const uint16_t want = exact && std::isnan(x) ? uint16_t{0x7E00} : float_to_half(x);
+          ASSERT_EQ(got[i], want) << label << " value " << i;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

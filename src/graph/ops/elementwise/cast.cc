@@ -2,10 +2,12 @@
 // 256: float sources (f32, f64, f16, bf16) through double, which holds all four exactly; u64 through uint64;
 // the other integers and bool through int64. So a conversion is one widening per source type plus one
 // narrowing per target type and intermediate, not one loop per pair. f32 to and from the 16-bit floats, and
-// int32 to f32, skip the intermediate, and exact mode rewrites float-to-float NaN results to the canonical
-// NaN afterwards. Strings read as numbers (to float32 directly, to the other types through double) and
-// numbers print as text with the locale-free forms of text/number_text.h; a Cast to strings runs as
-// data-dependent, since the text it writes lives in the run (graph/string_values.h).
+// int32 to f32, skip the intermediate (a Cast node between f32 and f16, one around each Resize of a half
+// model, uses the kernel path's vector conversions, which give half.h's bits), and exact mode rewrites
+// float-to-float NaN results to the canonical NaN afterwards. Strings read as numbers (to float32 directly,
+// to the other types through double) and numbers print as text with the locale-free forms of
+// text/number_text.h; a Cast to strings runs as data-dependent, since the text it writes lives in the run
+// (graph/string_values.h).
 #include "graph/ops/elementwise/cast.h"
 
 #include <algorithm>
@@ -159,6 +161,18 @@ bool convert_directly(DType from, const std::byte* src, DType to, std::byte* dst
   return true;
 }
 
+// Exact mode's canonical NaN in the float results of a float-to-float conversion: the payload a NaN keeps
+// through the double round trip is the hardware's choice (wasm leaves it open), so it is replaced afterwards.
+void canonicalize_cast_nans(DType from, DType to, std::byte* dst, int64_t count) {
+  const bool from_float = visit_dtype(from, [](auto e) { return decltype(e)::is_float; });
+  visit_dtype(to, [&](auto target) {
+    using To = decltype(target);
+    if constexpr (To::is_float) {
+      if (from_float) canonicalize_stored<To>(reinterpret_cast<typename To::Stored*>(dst), count);
+    }
+  });
+}
+
 using WidenFn = void (*)(const std::byte*, WideChunk&, int64_t);
 using NarrowFn = void (*)(WideChunk&, std::byte*, int64_t);
 
@@ -275,17 +289,7 @@ void cast_elements(DType from, const std::byte* src, DType to, std::byte* dst, i
       narrow_fn(wide, dst + static_cast<size_t>(i) * to_size, n);
     }
   }
-  if (exact) {
-    const bool from_float = visit_dtype(from, [](auto e) { return decltype(e)::is_float; });
-    visit_dtype(to, [&](auto target) {
-      using To = decltype(target);
-      if constexpr (To::is_float) {
-        // The payload a NaN keeps through the double round trip is the hardware's choice (wasm leaves it
-        // open), so it is replaced afterwards.
-        if (from_float) canonicalize_stored<To>(reinterpret_cast<typename To::Stored*>(dst), count);
-      }
-    });
-  }
+  if (exact) canonicalize_cast_nans(from, to, dst, count);
 }
 
 void run_cast(const OpRun& run, DType to) {
@@ -293,9 +297,21 @@ void run_cast(const OpRun& run, DType to) {
   const TensorRef& x = run.inputs[0];
   const TensorRef& y = run.outputs[0];
   const size_t from_size = dtype_size(x.dtype), to_size = dtype_size(y.dtype);
+  const bool widen_half = x.dtype == DType::F16 && y.dtype == DType::F32;
+  const bool narrow_half = x.dtype == DType::F32 && y.dtype == DType::F16;
   for_each_chunk(run.threads, y.count(), 1.0, [&](int64_t begin, int64_t end) {
-    cast_elements(x.dtype, x.data + static_cast<size_t>(begin) * from_size, y.dtype,
-                  y.data + static_cast<size_t>(begin) * to_size, end - begin, run.exact);
+    const std::byte* src = x.data + static_cast<size_t>(begin) * from_size;
+    std::byte* dst = y.data + static_cast<size_t>(begin) * to_size;
+    const auto n = static_cast<size_t>(end - begin);
+    if (widen_half) {
+      run.kernels->f16_to_f32(reinterpret_cast<const uint16_t*>(src), reinterpret_cast<float*>(dst), n);
+    } else if (narrow_half) {
+      run.kernels->f32_to_f16(reinterpret_cast<const float*>(src), reinterpret_cast<uint16_t*>(dst), n);
+    } else {
+      cast_elements(x.dtype, src, y.dtype, dst, end - begin, run.exact);
+      return;
+    }
+    if (run.exact) canonicalize_cast_nans(x.dtype, y.dtype, dst, end - begin);
   });
 }
 
