@@ -622,31 +622,40 @@ struct Int8GemmCore {
     return inside || taps <= 0 ? 0 : args.k / taps * h * w;
   }
 
-  // One padded row of width w: out[j] = in[j - pad_left] for x0 <= j < x1, `zero` elsewhere. AVX-512 takes 64
+  // Padded rows of width w: out[j] = in[j - pad_left] for x0 <= j < x1, `zero` elsewhere. AVX-512 takes 64
   // bytes per masked load and store instead of three library calls (a small convolution's rows are a few
-  // dozen bytes); the masked load reads only the input's own bytes.
-  static void pad_row(const uint8_t* in, int64_t pad_left, int64_t x0, int64_t x1, int64_t w, uint8_t zero,
-                      uint8_t* out) {
+  // dozen bytes), the masks of the first 64 columns computed once for all rows; the masked load reads only
+  // the input's own bytes.
+  struct RowPadder {
+    int64_t pad_left, x0, x1, w;
+    uint8_t zero;
 #if defined(__AVX512BW__)
-    const __m512i fill = _mm512_set1_epi8(static_cast<char>(zero));
-    const auto bits = [](int64_t lo, int64_t hi) {  // lanes [lo, hi) of 64, clamped
+    __m512i fill = _mm512_set1_epi8(static_cast<char>(zero));
+    __mmask64 first_load = lanes(x0, x1), first_store = lanes(0, w);
+
+    static __mmask64 lanes(int64_t lo, int64_t hi) {  // lanes [lo, hi) of 64, clamped
       lo = lo < 0 ? 0 : lo, hi = hi > 64 ? 64 : hi;
       if (hi <= lo) return __mmask64{0};
       const uint64_t below_hi = hi == 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
       return static_cast<__mmask64>(below_hi & ~((uint64_t{1} << lo) - 1));
-    };
-    for (int64_t j = 0; j < w; j += 64) {  // lane l is column j + l
-      const auto* src = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(in) +
-                                                      static_cast<uintptr_t>(j - pad_left));
-      const __m512i v = _mm512_mask_loadu_epi8(fill, bits(x0 - j, x1 - j), src);
-      _mm512_mask_storeu_epi8(out + j, bits(0, w - j), v);
     }
-#else
-    std::memset(out, zero, static_cast<size_t>(x0));
-    std::memcpy(out + x0, in + (x0 - pad_left), static_cast<size_t>(x1 - x0));
-    std::memset(out + x1, zero, static_cast<size_t>(w - x1));
 #endif
-  }
+
+    void operator()(const uint8_t* in, uint8_t* out) const {
+#if defined(__AVX512BW__)
+      for (int64_t j = 0; j < w; j += 64) {  // lane l is column j + l
+        const auto* src = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(in) +
+                                                        static_cast<uintptr_t>(j - pad_left));
+        const __m512i v = _mm512_mask_loadu_epi8(fill, j == 0 ? first_load : lanes(x0 - j, x1 - j), src);
+        _mm512_mask_storeu_epi8(out + j, j == 0 ? first_store : lanes(0, w - j), v);
+      }
+#else
+      std::memset(out, zero, static_cast<size_t>(x0));
+      std::memcpy(out + x0, in + (x0 - pad_left), static_cast<size_t>(x1 - x0));
+      std::memset(out + x1, zero, static_cast<size_t>(w - x1));
+#endif
+    }
+  };
 
   // Copies the covered part of the input to `dst`, the taps outside it holding A's zero point (which adds
   // nothing), and returns the geometry of the copy: no padding, so every panel reads without bounds checks.
@@ -658,6 +667,7 @@ struct Int8GemmCore {
     const int64_t x1 = w < g.in_w + g.pad_left ? w : g.in_w + g.pad_left;
     const auto* x = static_cast<const uint8_t*>(args.a);
     auto* out = reinterpret_cast<uint8_t*>(dst);
+    const RowPadder pad_row{g.pad_left, x0, x1, w, zero};
     for (int64_t c = 0; c < channels; ++c) {
       for (int64_t y = 0; y < h; ++y, out += w) {
         const int64_t iy = y - g.pad_top;
@@ -665,7 +675,7 @@ struct Int8GemmCore {
           std::memset(out, zero, static_cast<size_t>(w));
           continue;
         }
-        pad_row(x + (c * g.in_h + iy) * g.in_w, g.pad_left, x0, x1, w, zero, out);
+        pad_row(x + (c * g.in_h + iy) * g.in_w, out);
       }
     }
     Int8ConvA padded = g;
@@ -1131,8 +1141,9 @@ struct Int8GemmCore {
       zb_zero = zb_zero && zb[j] == 0;
     }
     const Int8Output::VectorRequantizer requantizer(args.y_zero, args.y_signed);
+    const bool row_terms = args.a_zero_per_row || !zb_zero;
     for (int64_t i = 0; i < rows; ++i) {
-      const RowZero r = row_zero(args, i0 + i, row_sum[i]);
+      const RowZero r = row_terms ? row_zero(args, i0 + i, row_sum[i]) : RowZero{za0, 0};
       const __m512i rs = _mm512_set1_epi32(static_cast<int32_t>(r.rs));
       const __m512i za_change = _mm512_set1_epi32(static_cast<int32_t>(r.za - za0));
       int32_t* y = acc + i * kNC;
