@@ -1051,6 +1051,9 @@ struct Int8GemmCore {
       }
       return;
     }
+#if defined(__AVX512BW__)
+    if (args.c_col == 1) return float_tile(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+#endif
     for (int64_t i = 0; i < rows; ++i) {
       const RowZero r = row_zero(args, i0 + i, row_sum[i]);
       int32_t* y = acc + i * kNC;
@@ -1126,13 +1129,15 @@ struct Int8GemmCore {
   }
 
 #if defined(__AVX512BW__)
-  // convert_tile's requantization in explicit vectors, a row of 16-column vectors at a time, correction and
-  // requantization in one pass. The sums wrap, so their terms may be grouped at will: the parts that do not
-  // vary by row, bias - za(i0) * colSum, are added per column, a row's change of za (a_zero_per_row) and the
-  // zB term only when they can be nonzero.
-  static void requantize_tile(const Int8GemmArgs& args, int32_t* acc, int64_t rows, int64_t n,
-                              const int32_t* row_sum, const uint32_t* sum_b, const uint32_t* zb,
-                              const uint32_t* bias, const float* mult, int64_t i0) {
+  // The zero-point correction of a tile's rows in explicit vectors, 16 columns at a time, plus `bias` (an
+  // int32 per column): finish(i, j, lanes, corrected) takes each vector of row i from column j. The sums
+  // wrap, so their terms may be grouped at will: the parts that do not vary by row, bias - za(i0) * colSum,
+  // are added per column, a row's change of za (a_zero_per_row) and the zB term only when they can be
+  // nonzero.
+  template <class Finish>
+  static void correct_rows(const Int8GemmArgs& args, const int32_t* acc, int64_t rows, int64_t n,
+                           const int32_t* row_sum, const uint32_t* sum_b, const uint32_t* zb,
+                           const uint32_t* bias, int64_t i0, const Finish& finish) {
     const uint32_t za0 = row_zero(args, i0, 0).za;
     uint32_t column_offset[kNC];
     bool zb_zero = true;
@@ -1140,13 +1145,12 @@ struct Int8GemmCore {
       column_offset[j] = bias[j] - za0 * sum_b[j];
       zb_zero = zb_zero && zb[j] == 0;
     }
-    const Int8Output::VectorRequantizer requantizer(args.y_zero, args.y_signed);
     const bool row_terms = args.a_zero_per_row || !zb_zero;
     for (int64_t i = 0; i < rows; ++i) {
       const RowZero r = row_terms ? row_zero(args, i0 + i, row_sum[i]) : RowZero{za0, 0};
       const __m512i rs = _mm512_set1_epi32(static_cast<int32_t>(r.rs));
       const __m512i za_change = _mm512_set1_epi32(static_cast<int32_t>(r.za - za0));
-      int32_t* y = acc + i * kNC;
+      const int32_t* y = acc + i * kNC;
       for (int64_t j = 0; j < n; j += 16) {
         const auto lanes = static_cast<__mmask16>(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1);
         const auto column = [&](const uint32_t* values) {
@@ -1155,9 +1159,47 @@ struct Int8GemmCore {
         __m512i c = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, y + j), column(column_offset));
         if (args.a_zero_per_row) c = _mm512_sub_epi32(c, _mm512_mullo_epi32(za_change, column(sum_b)));
         if (!zb_zero) c = _mm512_sub_epi32(c, _mm512_mullo_epi32(column(zb), rs));
-        _mm512_mask_storeu_epi32(y + j, lanes, requantizer(c, _mm512_maskz_loadu_ps(lanes, mult + j)));
+        finish(i, j, lanes, c);
       }
     }
+  }
+
+  // convert_tile's requantization: correction and requantization in one pass.
+  static void requantize_tile(const Int8GemmArgs& args, int32_t* acc, int64_t rows, int64_t n,
+                              const int32_t* row_sum, const uint32_t* sum_b, const uint32_t* zb,
+                              const uint32_t* bias, const float* mult, int64_t i0) {
+    const Int8Output::VectorRequantizer requantizer(args.y_zero, args.y_signed);
+    correct_rows(args, acc, rows, n, row_sum, sum_b, zb, bias, i0,
+                 [&](int64_t i, int64_t j, __mmask16 lanes, __m512i c) {
+                   const __m512i q = requantizer(c, _mm512_maskz_loadu_ps(lanes, mult + j));
+                   _mm512_mask_storeu_epi32(acc + i * kNC + j, lanes, q);
+                 });
+  }
+
+  // The float epilogue of a tile whose C rows are contiguous, in one pass: correction, then Int8Output's
+  // float steps (float(acc) * scale, + bias, NaN made canonical in exact mode), stored straight into C.
+  static void float_tile(const Int8GemmArgs& args, const int32_t* acc, int64_t rows, int64_t cols,
+                         const int32_t* row_sum, const int32_t* col_sum, const uint32_t* zb, int64_t i0,
+                         int64_t j0) {
+    uint32_t sum_b[kNC], no_bias[kNC];
+    float scale[kNC], bias[kNC];
+    for (int64_t j = 0; j < cols; ++j) {
+      sum_b[j] = static_cast<uint32_t>(col_sum[j]);
+      no_bias[j] = 0;
+      scale[j] = args.scale[args.scale_per_col ? j0 + j : 0];
+      bias[j] = args.bias_f32 != nullptr ? args.bias_f32[j0 + j] : 0.0f;
+    }
+    const __m512 canonical_nan = _mm512_set1_ps(Int8Output::canonical_nan());
+    float* c = static_cast<float*>(args.c) + i0 * args.c_row + j0;
+    correct_rows(args, acc, rows, cols, row_sum, sum_b, zb, no_bias, i0,
+                 [&](int64_t i, int64_t j, __mmask16 lanes, __m512i sums) {
+                   __m512 v =
+                       _mm512_mul_ps(_mm512_cvtepi32_ps(sums), _mm512_maskz_loadu_ps(lanes, scale + j));
+                   if (args.bias_f32 != nullptr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, bias + j));
+                   if (args.exact)
+                     v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), canonical_nan);
+                   _mm512_mask_storeu_ps(c + i * args.c_row + j, lanes, v);
+                 });
   }
 #endif
 
