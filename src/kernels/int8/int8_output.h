@@ -256,16 +256,21 @@ struct Int8Output {
   }
 
 #if defined(ONEMODEL_INT8_SSE_TRANSPOSE)
-  // One 16 x 16 block: the rows narrowed to bytes (the values fit T, so the saturating packs change nothing),
-  // then transposed by interleaving bytes, pairs, quads and halves of row pairs.
+  // One 16 x 16 block: the rows narrowed to bytes (the values fit T, so the saturating packs change nothing;
+  // AVX-512 truncates each row with one vpmovdb), then transposed by interleaving bytes, pairs, quads and
+  // halves of row pairs.
   template <class T>
   static void write_block_transposed(T* out, int64_t col_step, const int32_t* y, int64_t ld) {
     __m128i r[16], t[16];
     for (int i = 0; i < 16; ++i) {
+#if defined(__AVX512BW__)
+      r[i] = _mm512_cvtepi32_epi8(_mm512_loadu_si512(y + i * ld));  // truncating: the values fit T
+#else
       const auto* row = reinterpret_cast<const __m128i*>(y + i * ld);
       const __m128i lo = _mm_packs_epi32(_mm_loadu_si128(row), _mm_loadu_si128(row + 1));
       const __m128i hi = _mm_packs_epi32(_mm_loadu_si128(row + 2), _mm_loadu_si128(row + 3));
       r[i] = std::is_signed_v<T> ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+#endif
     }
     for (int i = 0; i < 8; ++i) {  // t[i], t[8 + i]: rows 2i, 2i + 1, columns 0-7 and 8-15
       t[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
