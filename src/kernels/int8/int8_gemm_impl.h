@@ -551,7 +551,11 @@ struct Int8GemmCore {
     if (args.a_col == 1) {
       static_assert(kRun % kG == 0 && kG * sizeof(AElem) == 4, "a run is whole groups of 4 bytes");
       int64_t packed = 0;  // k values already in the panel (and in sum)
-#if defined(__SSE4_1__)
+#if defined(__AVX512BW__)
+      if constexpr (kMR == 12 && kG == 4 && sizeof(AElem) == 1) {
+        if (rows == kMR) packed = pack_twelve_row_blocks(a, args.a_row, args.k, flip, panel, sum);
+      }
+#elif defined(__SSE4_1__)
       if constexpr (kMR == 4 && kG == 2) {
         if (rows == kMR) packed = pack_four_row_octets(a, args.a_row, args.k, flip, panel, sum);
       }
@@ -727,6 +731,45 @@ struct Int8GemmCore {
     __m256i w = _mm256_set1_epi16(flip);  // stride 2: row r in the low byte of 16-bit lane r
     for (int u = 0; u < runs.count; ++u) w = _mm256_mask_loadu_epi8(w, runs.mask[u], at(runs.base[u]));
     return _mm256_cvtepi16_epi8(w);
+  }
+
+  // The whole blocks of 16 k of twelve contiguous rows (a_col = 1) for the VNNI kernel's unsigned quads:
+  // rows 4u .. 4u + 3 of a block in one zmm (a row's 16 bytes per 128-bit lane), moved to the panels'
+  // domain, its 4 x 4 quads transposed by one vpermd so that lane q holds group q of the four rows, and
+  // stored a lane at a time; the row sums gather per lane (maddubs and madd with ones) and are folded at the
+  // end. Returns how many k it packed.
+  static int64_t pack_twelve_row_blocks(const uint8_t* a, int64_t a_row, int64_t k, uint8_t flip,
+                                        AElem* panel, uint32_t* sum) {
+    const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
+    const __m512i byte_ones = _mm512_set1_epi8(1), pair_ones = _mm512_set1_epi16(1);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i sums[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    const int64_t blocks = k / 16 * 16;
+    const auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+    const auto store = [](AElem* p, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); };
+    for (int64_t p = 0; p < blocks; p += 16, panel += 16 * kMR) {
+      for (int u = 0; u < 3; ++u) {
+        const uint8_t* row = a + 4 * u * a_row + p;
+        __m512i v = _mm512_castsi128_si512(load(row));
+        v = _mm512_inserti32x4(v, load(row + a_row), 1);
+        v = _mm512_inserti32x4(v, load(row + 2 * a_row), 2);
+        v = _mm512_inserti32x4(v, load(row + 3 * a_row), 3);
+        v = _mm512_xor_si512(v, flips);
+        sums[u] = _mm512_add_epi32(sums[u], _mm512_madd_epi16(_mm512_maddubs_epi16(v, byte_ones), pair_ones));
+        const __m512i groups = _mm512_permutexvar_epi32(transpose, v);
+        store(panel + 16 * u, _mm512_castsi512_si128(groups));
+        store(panel + 4 * kMR + 16 * u, _mm512_extracti32x4_epi32(groups, 1));
+        store(panel + 8 * kMR + 16 * u, _mm512_extracti32x4_epi32(groups, 2));
+        store(panel + 12 * kMR + 16 * u, _mm512_extracti32x4_epi32(groups, 3));
+      }
+    }
+    for (int u = 0; u < 3; ++u) {
+      alignas(64) uint32_t lanes[16];
+      _mm512_store_si512(lanes, sums[u]);
+      for (int r = 0; r < 4; ++r)
+        sum[4 * u + r] += lanes[4 * r] + lanes[4 * r + 1] + lanes[4 * r + 2] + lanes[4 * r + 3];
+    }
+    return blocks;
   }
 
   // pack_matrix_panel for rows adjacent in memory (a 1x1 convolution's input planes, a_row = 1): a k's rows
