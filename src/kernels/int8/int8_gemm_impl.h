@@ -111,20 +111,23 @@ struct Avx512AccTile {
   }
 };
 
-// 12 x 32: B widened to int16 in registers. run_narrow computes the first 16 columns only.
+// The entries of a 12 x 32 AVX-512 microkernel Kernel over its run_vectors<kVecs>: run computes all 32
+// columns, run_narrow the first 16 only.
+template <class Kernel, class A>
+struct Avx512TileWidths {
+  static void run(int64_t groups, const A* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    Kernel::template run_vectors<2>(groups, a, b, acc, ld, first);
+  }
+  static void run_narrow(int64_t groups, const A* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    Kernel::template run_vectors<1>(groups, a, b, acc, ld, first);
+  }
+};
+
+// 12 x 32: B widened to int16 in registers.
 template <>
-struct Int8PairDot<KernelPath::Avx512> {
+struct Int8PairDot<KernelPath::Avx512> : Avx512TileWidths<Int8PairDot<KernelPath::Avx512>, int16_t> {
   static constexpr int mr = 12, nr = 32, group = 2;
   using AElem = int16_t;
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    run_vectors<2>(pairs, a, b, acc, ld, first);
-  }
-  static void run_narrow(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld,
-                         bool first) {
-    run_vectors<1>(pairs, a, b, acc, ld, first);
-  }
-
- private:
   template <int kVecs>
   static void run_vectors(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld,
                           bool first) {
@@ -151,19 +154,9 @@ struct Int8PairDot<KernelPath::Avx512> {
 // wrapping, never saturating (unlike vpmaddubsw, or vpdpbusds), so the sums are the exact integers of the
 // pair kernels. Only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>); written as assembly
 // because the path is compiled without VNNI, and a target attribute could not reach the shared loop.
-// run_narrow computes the first 16 columns only.
-struct Int8VnniDot {
+struct Int8VnniDot : Avx512TileWidths<Int8VnniDot, uint8_t> {
   static constexpr int mr = 12, nr = 32, group = 4;
   using AElem = uint8_t;
-  static void run(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    run_vectors<2>(groups, a, b, acc, ld, first);
-  }
-  static void run_narrow(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld,
-                         bool first) {
-    run_vectors<1>(groups, a, b, acc, ld, first);
-  }
-
- private:
   template <int kVecs>
   static void run_vectors(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld,
                           bool first) {
