@@ -2,8 +2,9 @@
 // random shapes (1, odd, past kc = 512, past the 48 x 64 chunks), every signedness and zero-point kind, every
 // epilogue, strided output, im2col A, pre-packed B, and identical bits at 1, 2 and 3 threads. The AVX-512
 // path runs the microkernel this CPU gets (vpdpbusd with AVX512-VNNI, vpmaddwd without); k values that are
-// not a multiple of 4 exercise the ragged last group of the VNNI one. Column-major outputs (2 threads) cover
-// the epilogue's 16 x 16 block transpose and its ragged edges.
+// not a multiple of 4 exercise the ragged last group of the VNNI one, and n up to 16 past a multiple of 32
+// its 16-column variant. Column-major outputs (2 threads) cover the epilogue's 16 x 16 block transpose and
+// its ragged edges.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -305,7 +306,10 @@ TEST(Int8Gemm, Im2colA) {
     g.dilation_h = c.dh, g.dilation_w = c.dw, g.pad_top = c.pt, g.pad_left = c.pl;
     const int64_t out_h = (c.in_h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
     g.out_w = (c.in_w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
-    pr.m = out_h * g.out_w, pr.n = 19, pr.k = c.channels * c.kh * c.kw;
+    // 19 columns fill most of a 32-column strip; 16 and 7 leave its second half to padding (AVX-512's
+    // 16-column microkernel).
+    const int64_t widths[] = {19, 16, 7};
+    pr.m = out_h * g.out_w, pr.n = widths[variant % 3], pr.k = c.channels * c.kh * c.kw;
     pr.a_signed = variant & 1, pr.b_signed = (variant >> 1) & 1;
     pr.a = random_bytes(rng, c.channels * c.in_h * c.in_w);
     pr.b = random_bytes(rng, pr.k * pr.n);
@@ -313,6 +317,12 @@ TEST(Int8Gemm, Im2colA) {
     pr.b_zero = random_bytes(rng, pr.n);
     pr.b_zero_per_col = true;
     pr.b_transposed = true;  // the weight layout of a convolution: n rows of k
+    if (variant % 2 == 1) {  // QLinearConv's epilogue: per-channel multipliers
+      pr.epilogue = Int8Epilogue::Requantize;
+      std::uniform_real_distribution<float> unit(1e-4f, 1e-2f);
+      for (int64_t j = 0; j < pr.n; ++j) pr.mult.push_back(unit(rng));
+      pr.y_zero = 9;
+    }
     check(pr, "conv case " + std::to_string(variant));
     ++variant;
   }

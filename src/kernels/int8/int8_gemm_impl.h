@@ -86,16 +86,19 @@ inline int32_t int8_load_pair(const int16_t* p) {
 }
 
 #if defined(__AVX512BW__)
-// The 12 x 32 int32 accumulator tile of the AVX-512 kernels, 24 zmm registers: zeroed on a chunk's first
-// k-block, else loaded from the chunk's slot; stored back after the block.
+// The 12 x 16 * kVecs int32 accumulator tile of the AVX-512 kernels, 12 * kVecs zmm registers: zeroed on a
+// chunk's first k-block, else loaded from the chunk's slot; stored back after the block. kVecs is 2 for a
+// whole strip and 1 for a strip whose last 16 columns are all padding (a layer of at most 16 channels, or
+// the last strip of a product), which then costs half the multiplies.
+template <int kVecs>
 struct Avx512AccTile {
   static constexpr int kRows = 12;
-  __m512i t[kRows][2];
+  __m512i t[kRows][kVecs];
 
   __attribute__((always_inline)) void load(const int32_t* acc, int64_t ld, bool first) {
 #pragma GCC unroll 12
     for (int r = 0; r < kRows; ++r) {
-      for (int v = 0; v < 2; ++v) {
+      for (int v = 0; v < kVecs; ++v) {
         t[r][v] = first ? _mm512_setzero_si512() : _mm512_loadu_si512(acc + r * ld + 16 * v);
       }
     }
@@ -103,28 +106,42 @@ struct Avx512AccTile {
   __attribute__((always_inline)) void store(int32_t* acc, int64_t ld) const {
 #pragma GCC unroll 12
     for (int r = 0; r < kRows; ++r) {
-      for (int v = 0; v < 2; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
+      for (int v = 0; v < kVecs; ++v) _mm512_storeu_si512(acc + r * ld + 16 * v, t[r][v]);
     }
+  }
+};
+
+// The entries of a 12 x 32 AVX-512 microkernel Kernel over its run_vectors<kVecs>: run computes all 32
+// columns, run_narrow the first 16 only.
+template <class Kernel, class A>
+struct Avx512TileWidths {
+  static void run(int64_t groups, const A* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    Kernel::template run_vectors<2>(groups, a, b, acc, ld, first);
+  }
+  static void run_narrow(int64_t groups, const A* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
+    Kernel::template run_vectors<1>(groups, a, b, acc, ld, first);
   }
 };
 
 // 12 x 32: B widened to int16 in registers.
 template <>
-struct Int8PairDot<KernelPath::Avx512> {
-  static constexpr int mr = Avx512AccTile::kRows, nr = 32, group = 2;
+struct Int8PairDot<KernelPath::Avx512> : Avx512TileWidths<Int8PairDot<KernelPath::Avx512>, int16_t> {
+  static constexpr int mr = 12, nr = 32, group = 2;
   using AElem = int16_t;
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    Avx512AccTile tile;
+  template <int kVecs>
+  static void run_vectors(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld,
+                          bool first) {
+    Avx512AccTile<kVecs> tile;
     tile.load(acc, ld, first);
     auto& t = tile.t;
     for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
-      const __m512i b0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b)));
-      const __m512i b1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32)));
+      __m512i bv[kVecs];
+      for (int v = 0; v < kVecs; ++v)
+        bv[v] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32 * v)));
 #pragma GCC unroll 12
       for (int r = 0; r < mr; ++r) {
         const __m512i av = _mm512_set1_epi32(int8_load_pair(a + 2 * r));
-        t[r][0] = _mm512_add_epi32(t[r][0], _mm512_madd_epi16(av, b0));
-        t[r][1] = _mm512_add_epi32(t[r][1], _mm512_madd_epi16(av, b1));
+        for (int v = 0; v < kVecs; ++v) t[r][v] = _mm512_add_epi32(t[r][v], _mm512_madd_epi16(av, bv[v]));
       }
     }
     tile.store(acc, ld);
@@ -137,22 +154,24 @@ struct Int8PairDot<KernelPath::Avx512> {
 // wrapping, never saturating (unlike vpmaddubsw, or vpdpbusds), so the sums are the exact integers of the
 // pair kernels. Only called where the CPU has AVX512-VNNI (Int8GemmImpl<Avx512>); written as assembly
 // because the path is compiled without VNNI, and a target attribute could not reach the shared loop.
-struct Int8VnniDot {
-  static constexpr int mr = Avx512AccTile::kRows, nr = 32, group = 4;
+struct Int8VnniDot : Avx512TileWidths<Int8VnniDot, uint8_t> {
+  static constexpr int mr = 12, nr = 32, group = 4;
   using AElem = uint8_t;
-  static void run(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    Avx512AccTile tile;
+  template <int kVecs>
+  static void run_vectors(int64_t groups, const uint8_t* a, const int8_t* b, int32_t* acc, int64_t ld,
+                          bool first) {
+    Avx512AccTile<kVecs> tile;
     tile.load(acc, ld, first);
     auto& t = tile.t;
     for (int64_t q = 0; q < groups; ++q, a += 4 * mr, b += 4 * nr) {
-      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
+      __m512i bv[kVecs];
+      for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_loadu_si512(b + 64 * v);
 #pragma GCC unroll 12
       for (int r = 0; r < mr; ++r) {
         int32_t quad;
         std::memcpy(&quad, a + 4 * r, 4);
         const __m512i av = _mm512_set1_epi32(quad);
-        __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][0]) : "v"(av), "v"(b0));
-        __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][1]) : "v"(av), "v"(b1));
+        for (int v = 0; v < kVecs; ++v) __asm__("vpdpbusd %2, %1, %0" : "+v"(t[r][v]) : "v"(av), "v"(bv[v]));
       }
     }
     tile.store(acc, ld);
@@ -349,6 +368,8 @@ struct Int8GemmCore {
   static constexpr int64_t kRun = 256;  // k values of one A row shifted at a time when packing
   static constexpr int64_t kAlign = 64;
   static_assert(kMC % kMR == 0 && kNC % kNR == 0, "chunks must be whole microkernel tiles");
+  // Whether the microkernel can compute the first nr / 2 columns of its tile alone (run_narrow).
+  static constexpr bool kHasNarrow = requires { &Dot::run_narrow; };
   // Work estimates in nanoseconds on one thread (kernels-gemm.md's scheme).
   static constexpr double kMulAddsPerNs = 40.0, kNsPerPacked = 0.5;
 
@@ -523,7 +544,11 @@ struct Int8GemmCore {
     if (args.a_col == 1) {
       static_assert(kRun % kG == 0 && kG * sizeof(AElem) == 4, "a run is whole groups of 4 bytes");
       int64_t packed = 0;  // k values already in the panel (and in sum)
-#if defined(__SSE4_1__)
+#if defined(__AVX512BW__)
+      if constexpr (kMR == 12 && kG == 4 && sizeof(AElem) == 1) {
+        if (rows == kMR) packed = pack_twelve_row_blocks(a, args.a_row, args.k, flip, panel, sum);
+      }
+#elif defined(__SSE4_1__)
       if constexpr (kMR == 4 && kG == 2) {
         if (rows == kMR) packed = pack_four_row_octets(a, args.a_row, args.k, flip, panel, sum);
       }
@@ -594,31 +619,40 @@ struct Int8GemmCore {
     return inside || taps <= 0 ? 0 : args.k / taps * h * w;
   }
 
-  // One padded row of width w: out[j] = in[j - pad_left] for x0 <= j < x1, `zero` elsewhere. AVX-512 takes 64
+  // Padded rows of width w: out[j] = in[j - pad_left] for x0 <= j < x1, `zero` elsewhere. AVX-512 takes 64
   // bytes per masked load and store instead of three library calls (a small convolution's rows are a few
-  // dozen bytes); the masked load reads only the input's own bytes.
-  static void pad_row(const uint8_t* in, int64_t pad_left, int64_t x0, int64_t x1, int64_t w, uint8_t zero,
-                      uint8_t* out) {
+  // dozen bytes), the masks of the first 64 columns computed once for all rows; the masked load reads only
+  // the input's own bytes.
+  struct RowPadder {
+    int64_t pad_left, x0, x1, w;
+    uint8_t zero;
 #if defined(__AVX512BW__)
-    const __m512i fill = _mm512_set1_epi8(static_cast<char>(zero));
-    const auto bits = [](int64_t lo, int64_t hi) {  // lanes [lo, hi) of 64, clamped
+    __m512i fill = _mm512_set1_epi8(static_cast<char>(zero));
+    __mmask64 first_load = lanes(x0, x1), first_store = lanes(0, w);
+
+    static __mmask64 lanes(int64_t lo, int64_t hi) {  // lanes [lo, hi) of 64, clamped
       lo = lo < 0 ? 0 : lo, hi = hi > 64 ? 64 : hi;
       if (hi <= lo) return __mmask64{0};
       const uint64_t below_hi = hi == 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
       return static_cast<__mmask64>(below_hi & ~((uint64_t{1} << lo) - 1));
-    };
-    for (int64_t j = 0; j < w; j += 64) {  // lane l is column j + l
-      const auto* src = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(in) +
-                                                      static_cast<uintptr_t>(j - pad_left));
-      const __m512i v = _mm512_mask_loadu_epi8(fill, bits(x0 - j, x1 - j), src);
-      _mm512_mask_storeu_epi8(out + j, bits(0, w - j), v);
     }
-#else
-    std::memset(out, zero, static_cast<size_t>(x0));
-    std::memcpy(out + x0, in + (x0 - pad_left), static_cast<size_t>(x1 - x0));
-    std::memset(out + x1, zero, static_cast<size_t>(w - x1));
 #endif
-  }
+
+    void operator()(const uint8_t* in, uint8_t* out) const {
+#if defined(__AVX512BW__)
+      for (int64_t j = 0; j < w; j += 64) {  // lane l is column j + l
+        const auto* src = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(in) +
+                                                        static_cast<uintptr_t>(j - pad_left));
+        const __m512i v = _mm512_mask_loadu_epi8(fill, j == 0 ? first_load : lanes(x0 - j, x1 - j), src);
+        _mm512_mask_storeu_epi8(out + j, j == 0 ? first_store : lanes(0, w - j), v);
+      }
+#else
+      std::memset(out, zero, static_cast<size_t>(x0));
+      std::memcpy(out + x0, in + (x0 - pad_left), static_cast<size_t>(x1 - x0));
+      std::memset(out + x1, zero, static_cast<size_t>(w - x1));
+#endif
+    }
+  };
 
   // Copies the covered part of the input to `dst`, the taps outside it holding A's zero point (which adds
   // nothing), and returns the geometry of the copy: no padding, so every panel reads without bounds checks.
@@ -630,6 +664,7 @@ struct Int8GemmCore {
     const int64_t x1 = w < g.in_w + g.pad_left ? w : g.in_w + g.pad_left;
     const auto* x = static_cast<const uint8_t*>(args.a);
     auto* out = reinterpret_cast<uint8_t*>(dst);
+    const RowPadder pad_row{g.pad_left, x0, x1, w, zero};
     for (int64_t c = 0; c < channels; ++c) {
       for (int64_t y = 0; y < h; ++y, out += w) {
         const int64_t iy = y - g.pad_top;
@@ -637,7 +672,7 @@ struct Int8GemmCore {
           std::memset(out, zero, static_cast<size_t>(w));
           continue;
         }
-        pad_row(x + (c * g.in_h + iy) * g.in_w, g.pad_left, x0, x1, w, zero, out);
+        pad_row(x + (c * g.in_h + iy) * g.in_w, out);
       }
     }
     Int8ConvA padded = g;
@@ -691,53 +726,107 @@ struct Int8GemmCore {
     return _mm256_cvtepi16_epi8(w);
   }
 
+  // The whole blocks of 16 k of twelve contiguous rows (a_col = 1) for the VNNI kernel's unsigned quads:
+  // rows 4u .. 4u + 3 of a block in one zmm (a row's 16 bytes per 128-bit lane), moved to the panels'
+  // domain, its 4 x 4 quads transposed by one vpermd so that lane q holds group q of the four rows, and
+  // stored a lane at a time; the row sums gather per lane (maddubs and madd with ones) and are folded at the
+  // end. Returns how many k it packed.
+  static int64_t pack_twelve_row_blocks(const uint8_t* a, int64_t a_row, int64_t k, uint8_t flip,
+                                        AElem* panel, uint32_t* sum) {
+    const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
+    const __m512i byte_ones = _mm512_set1_epi8(1), pair_ones = _mm512_set1_epi16(1);
+    const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i sums[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    const int64_t blocks = k / 16 * 16;
+    const auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+    const auto store = [](AElem* p, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); };
+    for (int64_t p = 0; p < blocks; p += 16, panel += 16 * kMR) {
+      for (int u = 0; u < 3; ++u) {
+        const uint8_t* row = a + 4 * u * a_row + p;
+        __m512i v = _mm512_castsi128_si512(load(row));
+        v = _mm512_inserti32x4(v, load(row + a_row), 1);
+        v = _mm512_inserti32x4(v, load(row + 2 * a_row), 2);
+        v = _mm512_inserti32x4(v, load(row + 3 * a_row), 3);
+        v = _mm512_xor_si512(v, flips);
+        sums[u] = _mm512_add_epi32(sums[u], _mm512_madd_epi16(_mm512_maddubs_epi16(v, byte_ones), pair_ones));
+        const __m512i groups = _mm512_permutexvar_epi32(transpose, v);
+        store(panel + 16 * u, _mm512_castsi512_si128(groups));
+        store(panel + 4 * kMR + 16 * u, _mm512_extracti32x4_epi32(groups, 1));
+        store(panel + 8 * kMR + 16 * u, _mm512_extracti32x4_epi32(groups, 2));
+        store(panel + 12 * kMR + 16 * u, _mm512_extracti32x4_epi32(groups, 3));
+      }
+    }
+    for (int u = 0; u < 3; ++u) {
+      alignas(64) uint32_t lanes[16];
+      _mm512_store_si512(lanes, sums[u]);
+      for (int r = 0; r < 4; ++r)
+        sum[4 * u + r] += lanes[4 * r] + lanes[4 * r + 1] + lanes[4 * r + 2] + lanes[4 * r + 3];
+    }
+    return blocks;
+  }
+
   // pack_matrix_panel for rows adjacent in memory (a 1x1 convolution's input planes, a_row = 1): a k's rows
-  // are one run, gathered a group of k at a time as the convolutions' taps are.
+  // are one run, gathered as the convolutions' taps are.
   static void pack_adjacent_rows(const Int8GemmArgs& args, const uint8_t* a, int64_t rows, AElem* panel,
                                  uint32_t* sum) {
-    const uint8_t flip = a_flip(args);
     RowRuns runs;
     runs.count = 1;
     runs.mask[0] = (1u << rows) - 1;
-    uint8_t raw[kRun * kMR];
-    uint32_t group_sum[kG * kMR] = {};
-    const uint8_t* taps[kG];
-    for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
-      const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, full = len / kG,
-                    groups = ceil_div(len, kG);
-      for (int64_t q = 0; q < full; ++q) {
-        for (int64_t e = 0; e < kG; ++e) taps[e] = a + (p0 + q * kG + e) * args.a_col;
-        gather_group(taps, runs, 1, flip, raw + q * kG * kMR);
-      }
-      if (full < groups) {  // a ragged last group: the zero byte where k runs out, and in the padding rows
-        uint8_t* group = raw + full * kG * kMR;
-        std::memset(group, flip, static_cast<size_t>(kG * kMR));
-        for (int64_t e = 0; e < len - full * kG; ++e) {
-          const uint8_t* src = a + (p0 + full * kG + e) * args.a_col;
-          for (int64_t r = 0; r < rows; ++r) group[kG * r + e] = src[r];
-        }
-      }
-      shift_groups(raw, groups, flip, panel + slot(p0), group_sum);
-    }
-    add_group_sums(group_sum, rows, sum);
+    const uint8_t* tap = a;
+    const auto next_tap = [&] {
+      const uint8_t* current = tap;
+      tap += args.a_col;
+      return current;
+    };
+    pack_tap_groups(args.k, next_tap, runs, 1, a_flip(args), panel, sum);
   }
 
-  // One group of kG taps of the 12 panel rows into `group` in the panel's order (row r's kG bytes side by
-  // side), by interleaving the taps' row vectors.
-  static void gather_group(const uint8_t* const* taps, const RowRuns& runs, int64_t stride, uint8_t flip,
-                           uint8_t* group) {
-    const __m128i v0 = load_rows(taps[0], runs, stride, flip), v1 = load_rows(taps[1], runs, stride, flip);
-    const __m128i lo = _mm_unpacklo_epi8(v0, v1), hi = _mm_unpackhi_epi8(v0, v1);  // rows 0-7, 8-15
-    if constexpr (kG == 2) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(group), lo);
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(group + 16), hi);
-    } else {
-      const __m128i v2 = load_rows(taps[2], runs, stride, flip), v3 = load_rows(taps[3], runs, stride, flip);
-      const __m128i lo23 = _mm_unpacklo_epi8(v2, v3), hi23 = _mm_unpackhi_epi8(v2, v3);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(group), _mm_unpacklo_epi16(lo, lo23));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(group + 16), _mm_unpackhi_epi16(lo, lo23));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(group + 32), _mm_unpacklo_epi16(hi, hi23));
+  // A whole panel of the 12-row kernels without a raw buffer: next_tap() gives k's tap, from which the rows
+  // read as `runs` says. Each group of kG taps is interleaved in registers into the panel's order (row r's kG
+  // values side by side), moved to the panels' domain, stored, and summed per row in registers. A ragged last
+  // group's missing taps and the padding rows read `flip`, which is 0 in the panels' domain.
+  template <class NextTap>
+  static void pack_tap_groups(int64_t k, const NextTap& next_tap, const RowRuns& runs, int64_t stride,
+                              uint8_t flip, AElem* panel, uint32_t* sum) {
+    static_assert(kMR == 12 && (kG == 2 || kG == 4), "the 12-row kernels");
+    const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
+    alignas(64) uint32_t row_sums[16];
+    if constexpr (kG == 2) {  // int16 pairs: rows 0-11 in the low 24 bytes, widened to one zmm
+      static_assert(sizeof(AElem) == 2, "pairs are int16");
+      const __m512i ones = _mm512_set1_epi16(1);
+      __m512i sums = _mm512_setzero_si512();
+      for (int64_t p = 0; p < k; p += 2, panel += 2 * kMR) {
+        const __m128i v0 = load_rows(next_tap(), runs, stride, flip);
+        const __m128i v1 = p + 1 < k ? load_rows(next_tap(), runs, stride, flip) : flips;
+        const __m256i bytes =
+            _mm256_xor_si256(_mm256_set_m128i(_mm_unpackhi_epi8(v0, v1), _mm_unpacklo_epi8(v0, v1)),
+                             _mm256_set1_epi8(static_cast<char>(flip)));
+        const __m512i group = _mm512_cvtepi8_epi16(bytes);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel), _mm512_castsi512_si256(group));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(panel + 16), _mm512_extracti32x4_epi32(group, 2));
+        sums = _mm512_add_epi32(sums, _mm512_madd_epi16(group, ones));
+      }
+      _mm512_store_si512(row_sums, sums);
+    } else {  // unsigned bytes in quads: rows 0-3, 4-7 and 8-11 in three xmm
+      static_assert(sizeof(AElem) == 1 && !std::is_signed_v<AElem>, "quads are unsigned bytes");
+      const __m128i byte_ones = _mm_set1_epi8(1), pair_ones = _mm_set1_epi16(1);
+      __m128i sums[3] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+      for (int64_t p = 0; p < k; p += 4, panel += 4 * kMR) {
+        __m128i v[4];
+        for (int64_t e = 0; e < 4; ++e) v[e] = p + e < k ? load_rows(next_tap(), runs, stride, flip) : flips;
+        const __m128i lo = _mm_unpacklo_epi8(v[0], v[1]), hi = _mm_unpackhi_epi8(v[0], v[1]);
+        const __m128i lo23 = _mm_unpacklo_epi8(v[2], v[3]), hi23 = _mm_unpackhi_epi8(v[2], v[3]);
+        const __m128i quads[3] = {_mm_unpacklo_epi16(lo, lo23), _mm_unpackhi_epi16(lo, lo23),
+                                  _mm_unpacklo_epi16(hi, hi23)};
+        for (int u = 0; u < 3; ++u) {
+          const __m128i group = _mm_xor_si128(quads[u], flips);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(panel + 16 * u), group);
+          sums[u] = _mm_add_epi32(sums[u], _mm_madd_epi16(_mm_maddubs_epi16(group, byte_ones), pair_ones));
+        }
+      }
+      for (int u = 0; u < 3; ++u) _mm_store_si128(reinterpret_cast<__m128i*>(row_sums + 4 * u), sums[u]);
     }
+    for (int64_t r = 0; r < kMR; ++r) sum[r] += row_sums[r];
   }
 #endif
 
@@ -867,48 +956,29 @@ struct Int8GemmCore {
       }
     }
 #endif
+#if defined(__AVX512BW__)
+    RowRuns runs;
+    if (row_runs(g, corner, rows, runs)) {
+      TapWalker taps{g, static_cast<const uint8_t*>(args.a)};
+      return pack_tap_groups(
+          args.k, [&] { return taps.next(); }, runs, g.stride_w, flip, panel, sum);
+    }
+#endif
     TapWalker taps{g, static_cast<const uint8_t*>(args.a)};
     uint8_t raw[kRun * kMR];
     uint32_t group_sum[kG * kMR] = {};
-    const auto gather_tap = [&](const uint8_t* tap, uint8_t* dst) {
-      if (rows == kMR) {  // a constant trip count: unrolled without a test per row
-        for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
-      } else {
-        for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
-      }
-    };
-#if defined(__AVX512BW__)
-    RowRuns runs;
-    const bool vector = row_runs(g, corner, rows, runs);
-    const uint8_t* group_taps[kG];
-#endif
     for (int64_t p0 = 0; p0 < args.k; p0 += kRun) {
       const int64_t len = args.k - p0 < kRun ? args.k - p0 : kRun, groups = ceil_div(len, kG);
-      // `flip` reads as 0 in the panels' domain: padding rows and a ragged last group add nothing. The vector
-      // gather writes whole groups, padding rows included, so it needs this only for a ragged last group.
-      int64_t first_unwritten = 0;
-#if defined(__AVX512BW__)
-      if (vector) first_unwritten = len / kG;
-#endif
-      std::memset(raw + first_unwritten * kG * kMR, flip,
-                  static_cast<size_t>((groups - first_unwritten) * kG * kMR));
+      // `flip` reads as 0 in the panels' domain: padding rows and a ragged last group add nothing.
+      std::memset(raw, flip, static_cast<size_t>(groups * kG * kMR));
       for (int64_t t = 0; t < len; ++t) {
-        uint8_t* group = raw + t / kG * kG * kMR;
+        uint8_t* dst = raw + t / kG * kG * kMR + t % kG;
         const uint8_t* tap = taps.next();
-#if defined(__AVX512BW__)
-        if (vector) {  // a whole group at once; a ragged last group by rows
-          group_taps[t % kG] = tap;
-          if (t % kG == kG - 1) {
-            gather_group(group_taps, runs, g.stride_w, flip, group);
-          } else if (t == len - 1) {
-            for (int64_t e = 0; e <= t % kG; ++e) gather_tap(group_taps[e], group + e);
-          }
+        if (rows == kMR) {  // a constant trip count: unrolled without a test per row
+          for (int64_t r = 0; r < kMR; ++r) dst[kG * r] = tap[corner[r]];
         } else {
-          gather_tap(tap, group + t % kG);
+          for (int64_t r = 0; r < rows; ++r) dst[kG * r] = tap[corner[r]];
         }
-#else
-        gather_tap(tap, group + t % kG);
-#endif
       }
       shift_groups(raw, groups, flip, panel + slot(p0), group_sum);
     }
@@ -962,9 +1032,18 @@ struct Int8GemmCore {
       const int64_t groups = (kp - k0 < kKC ? kp - k0 : kKC) / kG;
       for (int64_t jj = 0; jj < cols; jj += kNR) {
         const int8_t* b_strip = strips + (j0 + jj) / kNR * kp * kNR + k0 * kNR;
+        // Columns past n are never read, so a strip whose second half is all padding skips it.
+        const bool narrow = kHasNarrow && args.n - (j0 + jj) <= kNR / 2;
         for (int64_t ii = 0; ii < rows; ii += kMR) {
           const AElem* a_panel = panels + (i0 + ii) / kMR * kp * kMR + k0 * kMR;
-          Dot::run(groups, a_panel, b_strip, acc + ii * kNC + jj, kNC, k0 == 0);
+          int32_t* tile = acc + ii * kNC + jj;
+          if constexpr (kHasNarrow) {
+            if (narrow) {
+              Dot::run_narrow(groups, a_panel, b_strip, tile, kNC, k0 == 0);
+              continue;
+            }
+          }
+          Dot::run(groups, a_panel, b_strip, tile, kNC, k0 == 0);
         }
       }
     }
@@ -1008,6 +1087,9 @@ struct Int8GemmCore {
       }
       return;
     }
+#if defined(__AVX512BW__)
+    if (args.c_col == 1) return float_tile(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+#endif
     for (int64_t i = 0; i < rows; ++i) {
       const RowZero r = row_zero(args, i0 + i, row_sum[i]);
       int32_t* y = acc + i * kNC;
@@ -1053,6 +1135,9 @@ struct Int8GemmCore {
       if (args.epilogue == Int8Epilogue::Requantize) mult[j] = args.mult[args.mult_per_col ? j0 + j : 0];
     }
     const bool requantize = args.epilogue == Int8Epilogue::Requantize;
+#if defined(__AVX512BW__)
+    if (requantize) return requantize_tile(args, acc, rows, n, row_sum, sum_b, zb, bias, mult, i0);
+#endif
     const int32_t lowest = args.y_signed ? -128 : 0, highest = args.y_signed ? 127 : 255;
     for (int64_t i = 0; i < rows; ++i) {
       const RowZero r = row_zero(args, i0 + i, row_sum[i]);
@@ -1061,7 +1146,7 @@ struct Int8GemmCore {
         return static_cast<int32_t>(static_cast<uint32_t>(y[j]) - r.za * sum_b[j] - zb[j] * r.rs + bias[j]);
       };
       if (requantize) {
-#if defined(ONEMODEL_INT8_V128_REQUANTIZE)
+#if defined(ONEMODEL_INT8_VECTOR_REQUANTIZE)
         // The 128-bit path (wasm's): the corrected sums first, then Int8Output's explicit vectors.
         for (int64_t j = 0; j < n; ++j) y[j] = corrected(j);
         const int64_t done =
@@ -1078,6 +1163,81 @@ struct Int8GemmCore {
       }
     }
   }
+
+#if defined(__AVX512BW__)
+  // The zero-point correction of a tile's rows in explicit vectors, 16 columns at a time, plus `bias` (an
+  // int32 per column): finish(i, j, lanes, corrected) takes each vector of row i from column j. The sums
+  // wrap, so their terms may be grouped at will: the parts that do not vary by row, bias - za(i0) * colSum,
+  // are added per column, a row's change of za (a_zero_per_row) and the zB term only when they can be
+  // nonzero.
+  template <class Finish>
+  static void correct_rows(const Int8GemmArgs& args, const int32_t* acc, int64_t rows, int64_t n,
+                           const int32_t* row_sum, const uint32_t* sum_b, const uint32_t* zb,
+                           const uint32_t* bias, int64_t i0, const Finish& finish) {
+    const uint32_t za0 = row_zero(args, i0, 0).za;
+    uint32_t column_offset[kNC];
+    bool zb_zero = true;
+    for (int64_t j = 0; j < n; ++j) {
+      column_offset[j] = bias[j] - za0 * sum_b[j];
+      zb_zero = zb_zero && zb[j] == 0;
+    }
+    const bool row_terms = args.a_zero_per_row || !zb_zero;
+    for (int64_t i = 0; i < rows; ++i) {
+      const RowZero r = row_terms ? row_zero(args, i0 + i, row_sum[i]) : RowZero{za0, 0};
+      const __m512i rs = _mm512_set1_epi32(static_cast<int32_t>(r.rs));
+      const __m512i za_change = _mm512_set1_epi32(static_cast<int32_t>(r.za - za0));
+      const int32_t* y = acc + i * kNC;
+      for (int64_t j = 0; j < n; j += 16) {
+        const auto lanes = static_cast<__mmask16>(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1);
+        const auto column = [&](const uint32_t* values) {
+          return _mm512_maskz_loadu_epi32(lanes, values + j);
+        };
+        __m512i c = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, y + j), column(column_offset));
+        if (args.a_zero_per_row) c = _mm512_sub_epi32(c, _mm512_mullo_epi32(za_change, column(sum_b)));
+        if (!zb_zero) c = _mm512_sub_epi32(c, _mm512_mullo_epi32(column(zb), rs));
+        finish(i, j, lanes, c);
+      }
+    }
+  }
+
+  // convert_tile's requantization: correction and requantization in one pass.
+  static void requantize_tile(const Int8GemmArgs& args, int32_t* acc, int64_t rows, int64_t n,
+                              const int32_t* row_sum, const uint32_t* sum_b, const uint32_t* zb,
+                              const uint32_t* bias, const float* mult, int64_t i0) {
+    const Int8Output::VectorRequantizer requantizer(args.y_zero, args.y_signed);
+    correct_rows(args, acc, rows, n, row_sum, sum_b, zb, bias, i0,
+                 [&](int64_t i, int64_t j, __mmask16 lanes, __m512i c) {
+                   const __m512i q = requantizer(c, _mm512_maskz_loadu_ps(lanes, mult + j));
+                   _mm512_mask_storeu_epi32(acc + i * kNC + j, lanes, q);
+                 });
+  }
+
+  // The float epilogue of a tile whose C rows are contiguous, in one pass: correction, then Int8Output's
+  // float steps (float(acc) * scale, + bias, NaN made canonical in exact mode), stored straight into C.
+  static void float_tile(const Int8GemmArgs& args, const int32_t* acc, int64_t rows, int64_t cols,
+                         const int32_t* row_sum, const int32_t* col_sum, const uint32_t* zb, int64_t i0,
+                         int64_t j0) {
+    uint32_t sum_b[kNC], no_bias[kNC];
+    float scale[kNC], bias[kNC];
+    for (int64_t j = 0; j < cols; ++j) {
+      sum_b[j] = static_cast<uint32_t>(col_sum[j]);
+      no_bias[j] = 0;
+      scale[j] = args.scale[args.scale_per_col ? j0 + j : 0];
+      bias[j] = args.bias_f32 != nullptr ? args.bias_f32[j0 + j] : 0.0f;
+    }
+    const __m512 canonical_nan = _mm512_set1_ps(Int8Output::canonical_nan());
+    float* c = static_cast<float*>(args.c) + i0 * args.c_row + j0;
+    correct_rows(args, acc, rows, cols, row_sum, sum_b, zb, no_bias, i0,
+                 [&](int64_t i, int64_t j, __mmask16 lanes, __m512i sums) {
+                   __m512 v =
+                       _mm512_mul_ps(_mm512_cvtepi32_ps(sums), _mm512_maskz_loadu_ps(lanes, scale + j));
+                   if (args.bias_f32 != nullptr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, bias + j));
+                   if (args.exact)
+                     v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), canonical_nan);
+                   _mm512_mask_storeu_ps(c + i * args.c_row + j, lanes, v);
+                 });
+  }
+#endif
 
   static Int8Output output_of(const Int8GemmArgs& args) {
     Int8Output out;

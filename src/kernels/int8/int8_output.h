@@ -14,10 +14,10 @@
 // SIMD128 instruction (or two).
 #include <immintrin.h>
 #define ONEMODEL_INT8_SSE_TRANSPOSE 1
-#if !defined(__AVX2__)
-// Only the 128-bit path (wasm's) requantizes with explicit vectors (requantize_vectors); the wider x86 paths
-// keep the plain loop, which their compiler vectorises at their own width.
-#define ONEMODEL_INT8_V128_REQUANTIZE 1
+#if !defined(__AVX2__) || defined(__AVX512BW__)
+// The 128-bit path (wasm's) and AVX-512 requantize with explicit vectors (requantize_vectors): the plain loop
+// becomes compares, mask inversions and masked conversions there. AVX2 keeps the plain loop.
+#define ONEMODEL_INT8_VECTOR_REQUANTIZE 1
 #endif
 #endif
 
@@ -99,7 +99,7 @@ struct Int8Output {
     const float* m = mult + (mult_per_col ? col0 : 0);
     const bool mult_runs = mult_per_col && across_columns;
     int64_t done = 0;  // values already converted, bias included
-#if defined(ONEMODEL_INT8_V128_REQUANTIZE)
+#if defined(ONEMODEL_INT8_VECTOR_REQUANTIZE)
     if (epilogue == Int8Epilogue::Requantize)
       done = requantize_vectors(y, count, bias, bias_runs, m, mult_runs, y_zero, y_signed);
 #endif
@@ -122,24 +122,64 @@ struct Int8Output {
     }
   }
 
-#if defined(ONEMODEL_INT8_V128_REQUANTIZE)
-  // The bias and requantize() of y[t] * m[t] (bias[0], m[0] unless *_runs; no bias when null), four values at
-  // a time over the whole quadruples of y; returns how many it converted. The steps of requantize(), except
-  // that the rounded value is read as an integer from the bits of v + 1.5 * 2^23 (that sum lies in [2^23,
-  // 2^24), where consecutive floats are consecutive integers and so are their bit patterns) instead of
-  // subtracting 1.5 * 2^23 and converting: the same integer without a float-to-int conversion (Emscripten's
-  // SSE headers make that one a scalar loop). The zero point joins the subtraction of the bits.
+  static constexpr int32_t kRounderBits = 0x4B400000;  // the bits of kRounder
+
+#if defined(__AVX512BW__)
+  // requantize() of acc * scale, 16 lanes at a time, as requantize_vectors describes.
+  struct VectorRequantizer {
+    __m512 low_bound = _mm512_set1_ps(-kBound), high_bound = _mm512_set1_ps(kBound);
+    __m512 rounder = _mm512_set1_ps(kRounder);
+    __m512i offset, lowest, highest;
+
+    VectorRequantizer(int32_t y_zero, bool y_signed)
+        // (bits - kRounderBits) + y_zero in one wrapping subtraction.
+        : offset(_mm512_set1_epi32(
+              static_cast<int32_t>(static_cast<uint32_t>(kRounderBits) - static_cast<uint32_t>(y_zero)))),
+          lowest(_mm512_set1_epi32(y_signed ? -128 : 0)),
+          highest(_mm512_set1_epi32(y_signed ? 127 : 255)) {}
+
+    __m512i operator()(__m512i acc, __m512 scale) const {
+      __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
+      v = _mm512_min_ps(_mm512_max_ps(v, low_bound), high_bound);
+      const __m512i q = _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(v, rounder)), offset);
+      return _mm512_min_epi32(_mm512_max_epi32(q, lowest), highest);
+    }
+  };
+#endif
+
+#if defined(ONEMODEL_INT8_VECTOR_REQUANTIZE)
+  // The bias and requantize() of y[t] * m[t] (bias[0], m[0] unless *_runs; no bias when null), a vector at a
+  // time; returns how many values it converted (the 128-bit path: the whole quadruples of y; AVX-512: all,
+  // the last vector masked). The steps of requantize(), except that the rounded value is read as an integer
+  // from the bits of v + 1.5 * 2^23 (that sum lies in [2^23, 2^24), where consecutive floats are consecutive
+  // integers and so are their bit patterns) instead of subtracting 1.5 * 2^23 and converting: the same
+  // integer without a float-to-int conversion (Emscripten's SSE headers make that one a scalar loop). The
+  // zero point joins the subtraction of the bits. maxps and minps keep their second operand on NaN, as
+  // requantize()'s selects do.
   static int64_t requantize_vectors(int32_t* y, int64_t count, const int32_t* bias, bool bias_runs,
                                     const float* m, bool mult_runs, int32_t y_zero, bool y_signed) {
-    constexpr int32_t kRounderBits = 0x4B400000;  // the bits of kRounder
-    const __m128 low_bound = _mm_set1_ps(-kBound), high_bound = _mm_set1_ps(kBound);
-    const __m128 rounder = _mm_set1_ps(kRounder), m0 = _mm_set1_ps(m[0]);
-    const __m128i b0 = _mm_set1_epi32(bias != nullptr ? bias[0] : 0);
+    const int32_t bias0 = bias != nullptr ? bias[0] : 0;
+#if defined(__AVX512BW__)
+    const VectorRequantizer requantizer(y_zero, y_signed);
+    const __m512 m0 = _mm512_set1_ps(m[0]);
+    const __m512i b0 = _mm512_set1_epi32(bias0);
+    for (int64_t t = 0; t < count; t += 16) {
+      const auto lanes = static_cast<__mmask16>(count - t >= 16 ? 0xFFFF : (1u << (count - t)) - 1);
+      __m512i acc = _mm512_maskz_loadu_epi32(lanes, y + t);
+      if (bias != nullptr)
+        acc = _mm512_add_epi32(acc, bias_runs ? _mm512_maskz_loadu_epi32(lanes, bias + t) : b0);
+      const __m512 scale = mult_runs ? _mm512_maskz_loadu_ps(lanes, m + t) : m0;
+      _mm512_mask_storeu_epi32(y + t, lanes, requantizer(acc, scale));
+    }
+    return count;
+#else
     // (bits - kRounderBits) + y_zero in one wrapping subtraction.
     const __m128i offset = _mm_set1_epi32(
         static_cast<int32_t>(static_cast<uint32_t>(kRounderBits) - static_cast<uint32_t>(y_zero)));
-    const __m128i lowest = _mm_set1_epi32(y_signed ? -128 : 0),
-                  highest = _mm_set1_epi32(y_signed ? 127 : 255);
+    const __m128 low_bound = _mm_set1_ps(-kBound), high_bound = _mm_set1_ps(kBound);
+    const __m128 rounder = _mm_set1_ps(kRounder), m0 = _mm_set1_ps(m[0]);
+    const __m128i b0 = _mm_set1_epi32(bias0);
+    const __m128i low = _mm_set1_epi32(y_signed ? -128 : 0), high = _mm_set1_epi32(y_signed ? 127 : 255);
     int64_t t = 0;
     for (; t + 4 <= count; t += 4) {
       auto* at = reinterpret_cast<__m128i*>(y + t);
@@ -157,9 +197,10 @@ struct Int8Output {
       v = _mm_min_ps(_mm_max_ps(v, low_bound), high_bound);
 #endif
       const __m128i q = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(v, rounder)), offset);
-      _mm_storeu_si128(at, _mm_min_epi32(_mm_max_epi32(q, lowest), highest));
+      _mm_storeu_si128(at, _mm_min_epi32(_mm_max_epi32(q, low), high));
     }
     return t;
+#endif
   }
 #endif
 
@@ -215,16 +256,21 @@ struct Int8Output {
   }
 
 #if defined(ONEMODEL_INT8_SSE_TRANSPOSE)
-  // One 16 x 16 block: the rows narrowed to bytes (the values fit T, so the saturating packs change nothing),
-  // then transposed by interleaving bytes, pairs, quads and halves of row pairs.
+  // One 16 x 16 block: the rows narrowed to bytes (the values fit T, so the saturating packs change nothing;
+  // AVX-512 truncates each row with one vpmovdb), then transposed by interleaving bytes, pairs, quads and
+  // halves of row pairs.
   template <class T>
   static void write_block_transposed(T* out, int64_t col_step, const int32_t* y, int64_t ld) {
     __m128i r[16], t[16];
     for (int i = 0; i < 16; ++i) {
+#if defined(__AVX512BW__)
+      r[i] = _mm512_cvtepi32_epi8(_mm512_loadu_si512(y + i * ld));  // truncating: the values fit T
+#else
       const auto* row = reinterpret_cast<const __m128i*>(y + i * ld);
       const __m128i lo = _mm_packs_epi32(_mm_loadu_si128(row), _mm_loadu_si128(row + 1));
       const __m128i hi = _mm_packs_epi32(_mm_loadu_si128(row + 2), _mm_loadu_si128(row + 3));
       r[i] = std::is_signed_v<T> ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+#endif
     }
     for (int i = 0; i < 8; ++i) {  // t[i], t[8 + i]: rows 2i, 2i + 1, columns 0-7 and 8-15
       t[i] = _mm_unpacklo_epi8(r[2 * i], r[2 * i + 1]);

@@ -69,6 +69,16 @@ struct QuantizeImpl {
       }
     }
 #endif
+#if defined(__AVX512BW__)
+    // AVX-512: a vector's low bytes narrowed by one truncating vpmovdb instead of a scalar store per value.
+    if constexpr (L::width == 16) {
+      for (; i + 16 <= n; i += 16) {
+        const F v = quantize_lanes(L::load(x + i), s, z, lowest, highest) + to_bits;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                         _mm512_cvtepi32_epi8(_mm512_castps_si512(static_cast<__m512>(v))));
+      }
+    }
+#endif
     for (; i + L::width <= n; i += L::width) {
       L::store(values, quantize_lanes(L::load(x + i), s, z, lowest, highest) + to_bits);
       for (int l = 0; l < L::width; ++l) y[i + l] = static_cast<Q>(simd::float_to_bits(values[l]));
@@ -87,21 +97,33 @@ struct QuantizeImpl {
 
   // Minimum and maximum are exact in any order: both start at +0, a NaN fails every comparison, and lo (hi)
   // only ever holds +0 or negative (positive) values, so no two candidates compare equal with other bits.
+  // Four vectors of candidates at a time, so that the compare-and-select chains overlap.
   static void range(const float* x, size_t n, float* lo_out, float* hi_out) {
-    F lo = L::splat(0.0f), hi = L::splat(0.0f);
+    constexpr int kChains = 4;
+    F lo[kChains], hi[kChains];
+    for (int c = 0; c < kChains; ++c) lo[c] = hi[c] = L::splat(0.0f);
     size_t i = 0;
+    for (; i + kChains * L::width <= n; i += kChains * L::width) {
+      for (int c = 0; c < kChains; ++c) {
+        const F v = L::load(x + i + c * L::width);
+        lo[c] = L::select(v < lo[c], v, lo[c]);
+        hi[c] = L::select(v > hi[c], v, hi[c]);
+      }
+    }
     for (; i + L::width <= n; i += L::width) {
       const F v = L::load(x + i);
-      lo = L::select(v < lo, v, lo);
-      hi = L::select(v > hi, v, hi);
+      lo[0] = L::select(v < lo[0], v, lo[0]);
+      hi[0] = L::select(v > hi[0], v, hi[0]);
     }
-    alignas(64) float lo_lanes[L::width], hi_lanes[L::width];
-    L::store(lo_lanes, lo);
-    L::store(hi_lanes, hi);
     float l = 0.0f, h = 0.0f;
-    for (int t = 0; t < L::width; ++t) {
-      l = lo_lanes[t] < l ? lo_lanes[t] : l;
-      h = hi_lanes[t] > h ? hi_lanes[t] : h;
+    for (int c = 0; c < kChains; ++c) {
+      alignas(64) float lo_lanes[L::width], hi_lanes[L::width];
+      L::store(lo_lanes, lo[c]);
+      L::store(hi_lanes, hi[c]);
+      for (int t = 0; t < L::width; ++t) {
+        l = lo_lanes[t] < l ? lo_lanes[t] : l;
+        h = hi_lanes[t] > h ? hi_lanes[t] : h;
+      }
     }
     for (; i < n; ++i) {
       l = x[i] < l ? x[i] : l;
