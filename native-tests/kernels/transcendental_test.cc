@@ -379,6 +379,41 @@ TEST(Transcendental, ResultsDoNotDependOnPosition) {
   }
 }
 
+// A long erf-form GELU runs in blocks sorted by erf's formula on some paths (AVX-512): every value must equal
+// the value the same path gives it alone (its one-lane tail, which computes both formulas and selects),
+// in both flavours, around the formula's boundary |x / sqrt 2| = 0.5 and for special values.
+TEST(Transcendental, GeluErfSortedByFormulaKeepsEachValuesBits) {
+  std::vector<float> x = golden::transcendental_sweep_inputs();
+  const float boundary = 0.5f / 0.70710677f;
+  float up = boundary, down = boundary;
+  for (int i = 0; i < 64; ++i) {
+    for (float v : {up, down, -up, -down}) x.push_back(v);
+    up = std::nextafter(up, kInf);
+    down = std::nextafter(down, 0.0f);
+  }
+  std::mt19937 rng(99);
+  std::normal_distribution<float> normal(-0.5f, 1.5f);
+  for (int i = 0; i < 5000; ++i) x.push_back(normal(rng));
+  std::shuffle(x.begin(), x.end(), rng);
+  x.resize(x.size() / 16 * 16 + 7);  // a ragged end after whole blocks
+  for (const KernelTable* table : available_kernel_tables()) {
+    for (bool exact : {true, false}) {
+      const std::vector<float> y = apply(*table, UnaryFn::GeluErf, exact, x);
+      size_t mismatches = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        float alone = 0.0f;
+        table->unary(UnaryFn::GeluErf, exact, &x[i], &alone, 1);
+        if (float_to_bits(y[i]) != float_to_bits(alone) && mismatches++ < 5) {
+          ADD_FAILURE() << table->name << (exact ? " exact" : " fast") << " x bits " << std::hex
+                        << float_to_bits(x[i]) << ": " << float_to_bits(y[i]) << " vs alone "
+                        << float_to_bits(alone);
+        }
+      }
+      EXPECT_EQ(mismatches, 0u) << table->name << (exact ? " exact" : " fast");
+    }
+  }
+}
+
 TEST(Transcendental, SweepInputsAreTheDocumentedList) {
   const std::vector<float> x = golden::transcendental_sweep_inputs();
   const size_t strided = ((uint64_t{1} << 32) + 4098) / 4099;

@@ -195,20 +195,42 @@ inline typename L::F tanh(typename L::F x) {
   return detail::nan_guard<L>(x, result);
 }
 
+// Which of erf's two formulas a lane takes: |x| < 0.5 the odd polynomial, otherwise the erfc form.
+enum class ErfBranch {
+  Both,   // each lane picks its own (the general case)
+  Small,  // every lane has |x| < 0.5
+  Large,  // no lane has |x| < 0.5 (NaN included)
+};
+
 namespace detail {
 
 // Shared by erf and its `1 + erf` variant; kOnePlus picks which one is returned. kCanonicalNaN as for exp.
-template <class L, bool kFast, bool kOnePlus, bool kCanonicalNaN = true>
+// kBranch other than Both computes only that formula, for lanes a caller has already sorted by it: each lane
+// gets the value the selection below would have given it.
+template <class L, bool kFast, bool kOnePlus, bool kCanonicalNaN = true, ErfBranch kBranch = ErfBranch::Both>
 inline typename L::F erf_impl(typename L::F x) {
   using F = typename L::F;
   const F ax = abs_bits<L>(x);
   const F z = ax * ax;
-  const typename L::M small = ax < 0.5f;
 
   // |x| < 0.5: odd polynomial.
-  static constexpr float kP[] = {-0.0007692853f, 0.0052003083f, -0.02686312f,
-                                 0.11283774f,    -0.37612638f,  1.1283792f};
-  const F erf_small = ax * horner<L, kFast>(z, kP);
+  F erf_small = L::splat(0.0f);
+  if constexpr (kBranch != ErfBranch::Large) {
+    static constexpr float kP[] = {-0.0007692853f, 0.0052003083f, -0.02686312f,
+                                   0.11283774f,    -0.37612638f,  1.1283792f};
+    erf_small = ax * horner<L, kFast>(z, kP);
+    if constexpr (kBranch == ErfBranch::Small) {
+      F result;
+      if constexpr (kOnePlus)
+        result = 1.0f + or_sign<L>(erf_small, x);
+      else
+        result = or_sign<L>(erf_small, x);
+      if constexpr (kCanonicalNaN)
+        return nan_guard<L>(x, result);
+      else
+        return result;
+    }
+  }
 
   // |x| >= 0.5: erfc = e^(-x^2) * (1/|x|) * G(1/|x| - 1), with x^2 carried as z + z_lo so e^(-x^2) keeps its
   // accuracy.
@@ -237,9 +259,15 @@ inline typename L::F erf_impl(typename L::F x) {
   F result;
   if constexpr (kOnePlus) {
     const F large = L::select(x < 0.0f, erfc, 2.0f - erfc);
-    result = L::select(small, 1.0f + or_sign<L>(erf_small, x), large);
+    if constexpr (kBranch == ErfBranch::Large)
+      result = large;
+    else
+      result = L::select(ax < 0.5f, 1.0f + or_sign<L>(erf_small, x), large);
   } else {
-    result = or_sign<L>(L::select(small, erf_small, 1.0f - erfc), x);
+    if constexpr (kBranch == ErfBranch::Large)
+      result = or_sign<L>(1.0f - erfc, x);
+    else
+      result = or_sign<L>(L::select(ax < 0.5f, erf_small, 1.0f - erfc), x);
   }
   if constexpr (kCanonicalNaN)
     return nan_guard<L>(x, result);
@@ -262,20 +290,28 @@ inline typename L::F erf(typename L::F x) {
   return detail::erf_impl<L, kFast, false>(x);
 }
 
-// 1 + erf(x) without cancellation for negative x (it is erfc(-x) there). kCanonicalNaN as for exp.
-template <class L, bool kFast = false, bool kCanonicalNaN = true>
+// 1 + erf(x) without cancellation for negative x (it is erfc(-x) there). kCanonicalNaN as for exp, kBranch as
+// for detail::erf_impl.
+template <class L, bool kFast = false, bool kCanonicalNaN = true, ErfBranch kBranch = ErfBranch::Both>
 inline typename L::F one_plus_erf(typename L::F x) {
-  return detail::erf_impl<L, kFast, true, kCanonicalNaN>(x);
+  return detail::erf_impl<L, kFast, true, kCanonicalNaN, kBranch>(x);
+}
+
+// Whether gelu_erf's erf takes its small-argument formula for x (the lanes of ErfBranch::Small).
+template <class L>
+inline typename L::M gelu_erf_small_branch(typename L::F x) {
+  return detail::abs_bits<L>(x * 0.70710677f) < 0.5f;
 }
 
 // x * Phi(x) = 0.5x * (1 + erf(x / sqrt 2)). Only the last step makes NaN canonical: the mask work of guards
 // in exp and erf too was a large share of the time, and a NaN they would have rewritten reaches the result as
-// a NaN or not at all (a select drops it), so the bits are the same.
-template <class L, bool kFast = false>
+// a NaN or not at all (a select drops it), so the bits are the same. kBranch as for detail::erf_impl (see
+// gelu_erf_small_branch).
+template <class L, bool kFast = false, ErfBranch kBranch = ErfBranch::Both>
 inline typename L::F gelu_erf(typename L::F x) {
   using F = typename L::F;
   const F y = x * 0.70710677f;
-  const F result = (0.5f * x) * one_plus_erf<L, kFast, false>(y);
+  const F result = (0.5f * x) * one_plus_erf<L, kFast, false, kBranch>(y);
   return detail::gelu_specials<L>(x, result);
 }
 

@@ -10,6 +10,12 @@
 #include "kernels/math/transcendental.h"
 #include "kernels/simd.h"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+#include <bit>
+#endif
+
 namespace onemodel::inline ONEMODEL_KERNEL_NAMESPACE {
 
 namespace math_detail {
@@ -50,8 +56,71 @@ void unary_loop(const float* x, float* y, size_t n) {
   for (; i < n; ++i) T::store(y + i, eval_unary<T, kFn, kFast>(T::load(x + i)));
 }
 
+#if defined(__AVX512F__)
+// v[0 .. count rounded up to 32) = gelu_erf(v) with erf's formula kBranch, two vectors per step as in
+// unary_loop (the second chain hides the first's latency).
+template <class L, bool kFast, math::ErfBranch kBranch>
+void gelu_erf_in_place(float* v, size_t count) {
+  for (size_t j = 0; j < count; j += 2 * L::width) {
+    const typename L::F first = math::gelu_erf<L, kFast, kBranch>(L::load(v + j));
+    const typename L::F second = math::gelu_erf<L, kFast, kBranch>(L::load(v + j + L::width));
+    L::store(v + j, first);
+    L::store(v + j + L::width, second);
+  }
+}
+
+// Erf-form GELU with the lanes sorted by erf's formula first. unary_loop computes both formulas for every
+// lane and keeps one; here a block's values are compressed into one buffer per formula (vcompressps), each
+// buffer runs only its formula (ErfBranch), and the results are expanded back to their places. Every value
+// still goes through the operations of the formula it would have kept, so the bits do not change, and a
+// value of the small formula costs a fraction of the both-formula loop. The lanes past a buffer's count are
+// evaluated too and never read; the buffers start zeroed so that no lane is uninitialised memory.
+template <class L, bool kFast>
+void gelu_erf_sorted(const float* x, float* y, size_t n) {
+  constexpr size_t kBlock = 1024, kVectors = kBlock / 16;
+  alignas(64) float small[kBlock + 32] = {}, large[kBlock + 32] = {};
+  __mmask16 is_small[kVectors];
+  size_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    size_t small_count = 0, large_count = 0;
+    for (size_t v = 0; v < kVectors; ++v) {
+      const __m512 xv = _mm512_loadu_ps(x + i + v * 16);
+      const __mmask16 m = math::gelu_erf_small_branch<L>(typename L::F(xv));
+      is_small[v] = m;
+      _mm512_storeu_ps(small + small_count, _mm512_maskz_compress_ps(m, xv));
+      _mm512_storeu_ps(large + large_count, _mm512_maskz_compress_ps(static_cast<__mmask16>(~m), xv));
+      const auto taken = static_cast<size_t>(std::popcount(static_cast<unsigned>(m)));
+      small_count += taken;
+      large_count += 16 - taken;
+    }
+    gelu_erf_in_place<L, kFast, math::ErfBranch::Small>(small, small_count);
+    gelu_erf_in_place<L, kFast, math::ErfBranch::Large>(large, large_count);
+    small_count = large_count = 0;
+    for (size_t v = 0; v < kVectors; ++v) {
+      const __mmask16 m = is_small[v];
+      const __m512 from_small = _mm512_maskz_expand_ps(m, _mm512_loadu_ps(small + small_count));
+      _mm512_storeu_ps(y + i + v * 16, _mm512_mask_expand_ps(from_small, static_cast<__mmask16>(~m),
+                                                             _mm512_loadu_ps(large + large_count)));
+      const auto taken = static_cast<size_t>(std::popcount(static_cast<unsigned>(m)));
+      small_count += taken;
+      large_count += 16 - taken;
+    }
+  }
+  unary_loop<L, UnaryFn::GeluErf, kFast>(x + i, y + i, n - i);
+}
+#endif
+
 template <class L, UnaryFn kFn>
 void unary_flavour(bool exact, const float* x, float* y, size_t n) {
+#if defined(__AVX512F__)
+  if constexpr (kFn == UnaryFn::GeluErf && L::width == 16) {
+    if (exact)
+      gelu_erf_sorted<L, false>(x, y, n);
+    else
+      gelu_erf_sorted<L, true>(x, y, n);
+    return;
+  }
+#endif
   if (exact)
     unary_loop<L, kFn, false>(x, y, n);
   else
