@@ -1,6 +1,6 @@
 // Pieces the benchmark scripts share: flags, the cache directory, the CLI's generated inputs (docs/cli.md), the
-// timing of one ONNX Runtime session at one thread, and reading .npy files.
-import { readFileSync } from 'node:fs';
+// timing of one ONNX Runtime session at one thread, and reading and writing .npy files.
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
@@ -58,4 +58,18 @@ export function readNpy(file) {
   if (descr === '<f4') return { type: 'float32', dims, data: new Float32Array(copy) };
   if (descr === '<i8') return { type: 'int64', dims, data: new BigInt64Array(copy) };
   throw new Error(`${file}: dtype ${descr} not handled`);
+}
+
+// Writes { type, dims, data } as a version 1.0 .npy file (readNpy reads back float32 and int64).
+export function writeNpy(file, { type, dims, data }) {
+  const descr = { float32: '<f4', float64: '<f8', int64: '<i8', int32: '<i4', int8: '|i1', uint8: '|u1', bool: '|b1' }[type];
+  if (!descr) throw new Error(`${file}: type ${type} not handled`);
+  const shape = dims.length === 1 ? `${dims[0]},` : dims.join(', ');
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape}), }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';  // the data starts 64-byte aligned
+  const prefix = Buffer.alloc(10);
+  prefix.write('\x93NUMPY', 0, 'latin1');
+  prefix.writeUInt8(1, 6);
+  prefix.writeUInt16LE(header.length, 8);
+  writeFileSync(file, Buffer.concat([prefix, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
 }

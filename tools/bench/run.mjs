@@ -4,8 +4,9 @@
 // state), one run that times
 //   ONNX Runtime native (onnxruntime-node) and wasm (onnxruntime-web in Node, 1 thread),
 //   onemodel native fast and exact (the CLI's `bench`), onemodel wasm fast and exact (`npx onemodel bench`) and
-//   onemodel wasm fast through the npm package's JS API in this process (timed as onnxruntime-web is),
-// at 1 thread (and 2 for the native engines), and prints a Markdown table with ratios against ONNX Runtime.
+//   onemodel wasm fast through the npm package's JS API (timed as onnxruntime-web is),
+// each engine in a process of its own (bench-method.md), at 1 thread (and 2 for the native engines), and prints a
+// Markdown table with ratios against ONNX Runtime.
 // The model `floor` is a single Add on 1x512 floats (written into the cache): its times are each engine's per-call
 // overhead, the floor under any small model such as silero. The model `transformer-encoder` is the project's own
 // (tools/models/make_transformer_encoder.py, written into the cache with seeded inputs), timed at sequence 128 with
@@ -14,7 +15,7 @@
 // when named (a call takes seconds natively and tens of seconds in wasm).
 // A row's time is the median over --reps repetitions; a repetition is about --seconds of back-to-back calls after
 // a cold call and warm-up, whose value is the mean time per call (bench-method.md; for onemodel the CLI's `mean_ms`,
-// for the engines with a JS API the loop below). Every engine's
+// for the engines with a JS API tools/bench/js-engine.mjs's loop). Every engine's
 // output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
 //   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--seconds 1] [--cli build/native/onemodel]
 //                            [--no-wasm]   (skips every wasm engine)   [--memory]   (adds a table of peak memory)
@@ -25,15 +26,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ortNode from 'onnxruntime-node';
 import { modelBytes, node, valueInfo } from '../../js-tests/helpers/onnx-writer.mjs';
-import { cacheRoot, generatedTensor, option, readNpy } from './common.mjs';
+import { cacheRoot, generatedTensor, option, readNpy, writeNpy } from './common.mjs';
 
 const models = option('--models', option('--model',
   'floor,det,cls,melspectrogram,wake-embedding,silero-vad-legacy,silero-vad-v5,transformer-encoder,' +
   'cnn,cnn-qdq,cnn-dynamic,encoder-fp32,encoder-dynamic,encoder-qdq')).split(',');
-const wasm = !process.argv.includes('--no-wasm');
-// The wasm engines are loaded only when used, so --no-wasm runs without a built npm package.
-const ortWeb = wasm ? await import('onnxruntime-web') : null;
-const onemodelJs = wasm ? await import('onemodel') : null;
+const wasm = !process.argv.includes('--no-wasm');  // --no-wasm runs without a built npm package
 const memory = process.argv.includes('--memory');
 const threadCounts = option('--threads', '1,2').split(',').map(Number);
 const reps = Number(option('--reps', '3'));
@@ -61,8 +59,8 @@ function recorded(model) {
   return { file: path.join(cache, 'models', `${model}.onnx`), inputs, outputs };
 }
 
-// y = x + x on 1x512 floats, written into the cache; its input is the CLI's generated one (docs/cli.md), so the
-// onemodel CLI is given no input file, and its reference is exact.
+// y = x + x on 1x512 floats, written into the cache with its input (the CLI's generated one, docs/cli.md); its
+// reference is exact.
 function floorModel() {
   const dir = path.join(cache, 'bench-floor');
   const file = path.join(dir, 'add-1x512.onnx');
@@ -72,9 +70,11 @@ function floorModel() {
     inputs: [valueInfo('x', 'float32', [1, 512])],
     outputs: [valueInfo('y', 'float32', [1, 512])],
   }));
-  const x = generatedTensor('float32', [1, 512]);
+  const x = { type: 'float32', dims: [1, 512], data: generatedTensor('float32', [1, 512]).data };
+  const input = path.join(dir, 'x.npy');
+  writeNpy(input, x);
   const y = { type: 'float32', dims: [1, 512], data: x.data.map((v) => v + v) };
-  return { file, inputs: [{ name: 'x', tensor: { type: 'float32', dims: [1, 512], data: x.data } }], outputs: [{ name: 'y', tensor: y }] };
+  return { file, inputs: [{ name: 'x', file: input, tensor: x }], outputs: [{ name: 'y', tensor: y }] };
 }
 
 // The encoder at sequence 128, batch 1 and 8: the script writes the model and the inputs, ONNX Runtime native
@@ -113,34 +113,26 @@ function scaledError(got, want) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
-// --- An engine with a JS API, timed around session.run in this process: ONNX Runtime (native binding or wasm) or
-// the onemodel npm package (wasm). `open()` makes the session; `Tensor` is the engine's tensor class.
-async function timeInProcess(open, Tensor, rec) {
-  const session = await open();
-  const feeds = Object.fromEntries(rec.inputs.map((i) => [i.name, new Tensor(i.tensor.type, i.tensor.data, i.tensor.dims)]));
-  let out = await session.run(feeds);
-  const warmEnd = performance.now() + 200;
-  while (performance.now() < warmEnd) out = await session.run(feeds);
-  const means = [];
-  for (let r = 0; r < reps; ++r) {
-    let calls = 0;
-    const t0 = performance.now();
-    do {
-      out = await session.run(feeds);
-      ++calls;
-    } while (performance.now() - t0 < seconds * 1000 || calls < 3);
-    means.push((performance.now() - t0) / calls);
+// --- An engine with a JS API (ONNX Runtime native or wasm, the onemodel npm package), timed around session.run by
+// tools/bench/js-engine.mjs in a process of its own, as bench-method.md asks: engines sharing one process disturbed
+// each other (the npm package's calls took 1.3x longer after the two ONNX Runtimes had run beside it).
+const jsEngine = fileURLToPath(new URL('./js-engine.mjs', import.meta.url));
+function timeJsEngine(engine, rec, threads) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'onemodel-bench-'));
+  try {
+    const out = execFileSync('node', [jsEngine, '--engine', engine, '--model', rec.file, '--out', dir,
+      ...rec.inputs.flatMap((i) => ['--input', `${i.name}=${i.file}`]),
+      '--threads', String(threads), '--reps', String(reps), '--seconds', String(seconds)]).toString();
+    const error = Math.max(...rec.outputs.map((o) => scaledError(readNpy(path.join(dir, `${o.name}.npy`)).data, o.tensor.data)));
+    return { ...JSON.parse(out), error };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const error = Math.max(...rec.outputs.map((o) => scaledError(out[o.name].data, o.tensor.data)));
-  await session.release();
-  return { ms: median(means), min: Math.min(...means), max: Math.max(...means), error };
 }
-
-const timeOrt = (ort, rec, options) => timeInProcess(() => ort.InferenceSession.create(rec.file, options), ort.Tensor, rec);
 
 // --- onemodel through its CLI (native binary or the wasm build in Node)
 function timeOnemodel(command, rec, mode, threads) {
-  const inputArgs = rec.inputs.filter((i) => i.file).flatMap((i) => ['--input', `${i.name}=${i.file}`]);
+  const inputArgs = rec.inputs.flatMap((i) => ['--input', `${i.name}=${i.file}`]);
   const common = [...inputArgs, '--mode', mode, '--threads', String(threads)];
   const means = [];
   for (let r = 0; r < reps; ++r) {
@@ -167,18 +159,16 @@ console.log(`Method: median of ${reps} repetitions of ~${seconds} s each (a repe
 console.log();
 console.log('| model | threads | engine | median ms | min–max ms | vs ORT native | vs ORT wasm | vs own fast | scaled error |');
 console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|');
-if (wasm) ortWeb.env.wasm.numThreads = 1;
 for (const model of models) {
   for (const rec of model === 'transformer-encoder' ? await encoderRecords() : [recorded(model)]) {
     const label = rec.label ?? model;
     for (const threads of threadCounts) {
       const rows = [];
-      const ortOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
-      const ortNative = await timeOrt(ortNode, rec, ortOptions);
+      const ortNative = timeJsEngine('ort-node', rec, threads);
       rows.push(['onnxruntime-node', ortNative]);
       let ortWasm = null;
       if (threads === 1 && wasm) {
-        ortWasm = await timeOrt(ortWeb, rec, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+        ortWasm = timeJsEngine('ort-web', rec, 1);
         rows.push(['onnxruntime-web (wasm)', ortWasm]);
       }
       const nativeFast = timeOnemodel([cli], rec, 'fast', threads);
@@ -189,8 +179,7 @@ for (const model of models) {
         rows.push(['onemodel wasm fast', wasmFast, ortNative, null, ortWasm]);
         rows.push(['onemodel wasm exact', timeOnemodel(['node', ...wasmCli], rec, 'exact', 1), ortNative, wasmFast, ortWasm]);
         // The npm package's JS API, timed like onnxruntime-web: the CLI's loop plus the binding's per-call cost.
-        const open = () => onemodelJs.Session.create(rec.file, { mode: 'fast' });
-        rows.push(['onemodel wasm fast (JS API)', await timeInProcess(open, onemodelJs.Tensor, rec), ortNative, null, ortWasm]);
+        rows.push(['onemodel wasm fast (JS API)', timeJsEngine('onemodel', rec, 1), ortNative, null, ortWasm]);
       }
       for (const [engine, r, vsNative, vsFast, vsWasm] of rows) {
         const ratio = (base) => (base ? (r.ms / base.ms).toFixed(2) : '');
