@@ -21,8 +21,15 @@ case "$flavour" in
   arm64) dir=build/arm64; extra=(-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake) ;;
   *) echo "unknown flavour $flavour" >&2; exit 2 ;;
 esac
+# Debian's ccache (setup.sh installs it) turns a rebuild of unchanged sources, such as CI's clean clone on a machine
+# that built them before, into cache hits; the base directory makes hits independent of where the clone lives.
+launcher=()
+if command -v ccache > /dev/null; then
+  export CCACHE_BASEDIR="$PWD"
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 if [ ! -f "$dir/build.ninja" ]; then
-  env "${env[@]}" cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >&2
+  env "${env[@]}" cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "${extra[@]}" >&2
 fi
 ninja -C "$dir" -j "$jobs" "$@" >&2
 echo "$dir"

@@ -10,6 +10,10 @@ run() {
   "$@"
 }
 
+# Emscripten runs its clang through ccache when one is installed (see build-native.sh).
+if command -v ccache > /dev/null; then
+  export EM_COMPILER_WRAPPER=ccache CCACHE_BASEDIR="$root"
+fi
 run emcmake cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 run ninja -C "$build" -j "${ONEMODEL_JOBS:-2}" onemodel_npm
 echo "build-wasm: npm/dist now holds:"

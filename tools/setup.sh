@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  g++ clang cmake ninja-build clang-format
+  g++ clang cmake ninja-build clang-format ccache
   emscripten libxsimd-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   g++-aarch64-linux-gnu qemu-user
   chromium libonnx-testdata python3-onnx python3-numpy
