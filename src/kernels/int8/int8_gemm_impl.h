@@ -41,8 +41,9 @@
 #include "threading/parallel_for.h"
 
 #if defined(__wasm_simd128__)
-#include <wasm_simd128.h>
-#elif defined(__aarch64__)
+#include <wasm_simd128.h>  // besides Emscripten's SSE headers, below
+#endif
+#if defined(__aarch64__)
 #include <arm_neon.h>
 #if defined(__linux__)
 #include <asm/hwcap.h>
@@ -214,7 +215,7 @@ struct Int8PairDot<KernelPath::Avx2> {
 };
 #endif
 
-#if defined(__wasm_simd128__) || defined(__aarch64__) || defined(__SSE4_1__)
+#if defined(__aarch64__) || defined(__SSE4_1__)  // wasm's 128-bit path included (-msse4.1)
 // The 128-bit pair products: 4 x 8 with vmlal_s16 and a pairwise add at the end on NEON; 8 x 4 with
 // i32x4.dot_i16x8_s on wasm and pmaddwd on SSE4.1.
 template <>
@@ -256,90 +257,41 @@ struct Int8PairDot<KernelPath::V128> {
   static constexpr int mr = 8, nr = 4, group = 2;
   using AElem = int16_t;
   using BElem = int16_t;
+  // Written with SSE intrinsics, which Emscripten's headers map one to one onto SIMD128 instructions; only
+  // the broadcast differs, wasm having a load that splats.
+  static __m128i broadcast_pair(const int16_t* p) {
 #if defined(__wasm_simd128__)
-  using V = v128_t;
-  static V zero() {
-    return wasm_i32x4_splat(0);
-  }
-  static V load(const void* p) {
-    return wasm_v128_load(p);
-  }
-  static void store(void* p, V v) {
-    wasm_v128_store(p, v);
-  }
-  static V broadcast_pair(const int16_t* p) {
     return wasm_v128_load32_splat(p);
-  }
-  static V add(V a, V b) {
-    return wasm_i32x4_add(a, b);
-  }
-  static V dot(V a, V b) {
-    return wasm_i32x4_dot_i16x8(a, b);
-  }
-  static V interleave_low32(V a, V b) {
-    return wasm_i32x4_shuffle(a, b, 0, 4, 1, 5);
-  }
-  static V interleave_high32(V a, V b) {
-    return wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
-  }
-  static V interleave_low64(V a, V b) {
-    return wasm_i64x2_shuffle(a, b, 0, 2);
-  }
-  static V interleave_high64(V a, V b) {
-    return wasm_i64x2_shuffle(a, b, 1, 3);
-  }
 #else
-  using V = __m128i;
-  static V zero() {
-    return _mm_setzero_si128();
-  }
-  static V load(const void* p) {
-    return _mm_loadu_si128(static_cast<const __m128i*>(p));
-  }
-  static void store(void* p, V v) {
-    _mm_storeu_si128(static_cast<__m128i*>(p), v);
-  }
-  static V broadcast_pair(const int16_t* p) {
     return _mm_set1_epi32(int8_load_pair(p));
-  }
-  static V add(V a, V b) {
-    return _mm_add_epi32(a, b);
-  }
-  static V dot(V a, V b) {
-    return _mm_madd_epi16(a, b);
-  }
-  static V interleave_low32(V a, V b) {
-    return _mm_unpacklo_epi32(a, b);
-  }
-  static V interleave_high32(V a, V b) {
-    return _mm_unpackhi_epi32(a, b);
-  }
-  static V interleave_low64(V a, V b) {
-    return _mm_unpacklo_epi64(a, b);
-  }
-  static V interleave_high64(V a, V b) {
-    return _mm_unpackhi_epi64(a, b);
-  }
 #endif
+  }
+  static __m128i load(const int32_t* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
   static void run(int64_t pairs, const int16_t* a, const int16_t* b, int32_t* acc, int64_t ld, bool first) {
-    V t[nr][2];  // t[j][h]: column j of rows 4h .. 4h + 3
-    for (int j = 0; j < nr; ++j) t[j][0] = t[j][1] = zero();
+    __m128i t[nr][2];  // t[j][h]: column j of rows 4h .. 4h + 3
+    for (int j = 0; j < nr; ++j) t[j][0] = t[j][1] = _mm_setzero_si128();
     for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
-      const V low_rows = load(a), high_rows = load(a + 8);
+      const __m128i low_rows = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
+                    high_rows = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 8));
       for (int j = 0; j < nr; ++j) {
-        const V column = broadcast_pair(b + 2 * j);
-        t[j][0] = add(t[j][0], dot(low_rows, column));
-        t[j][1] = add(t[j][1], dot(high_rows, column));
+        const __m128i column = broadcast_pair(b + 2 * j);
+        t[j][0] = _mm_add_epi32(t[j][0], _mm_madd_epi16(low_rows, column));
+        t[j][1] = _mm_add_epi32(t[j][1], _mm_madd_epi16(high_rows, column));
       }
     }
     for (int h = 0; h < 2; ++h) {
-      const V low01 = interleave_low32(t[0][h], t[1][h]), high01 = interleave_high32(t[0][h], t[1][h]);
-      const V low23 = interleave_low32(t[2][h], t[3][h]), high23 = interleave_high32(t[2][h], t[3][h]);
-      const V rows[4] = {interleave_low64(low01, low23), interleave_high64(low01, low23),
-                         interleave_low64(high01, high23), interleave_high64(high01, high23)};
+      const __m128i low01 = _mm_unpacklo_epi32(t[0][h], t[1][h]),
+                    high01 = _mm_unpackhi_epi32(t[0][h], t[1][h]);
+      const __m128i low23 = _mm_unpacklo_epi32(t[2][h], t[3][h]),
+                    high23 = _mm_unpackhi_epi32(t[2][h], t[3][h]);
+      const __m128i rows[4] = {_mm_unpacklo_epi64(low01, low23), _mm_unpackhi_epi64(low01, low23),
+                               _mm_unpacklo_epi64(high01, high23), _mm_unpackhi_epi64(high01, high23)};
       for (int i = 0; i < 4; ++i) {
         int32_t* row = acc + (4 * h + i) * ld;
-        store(row, first ? rows[i] : add(rows[i], load(row)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row),
+                         first ? rows[i] : _mm_add_epi32(rows[i], load(row)));
       }
     }
   }
