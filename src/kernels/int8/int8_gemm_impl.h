@@ -258,13 +258,22 @@ struct Int8PairDot<KernelPath::V128> {
   using AElem = int16_t;
   using BElem = int16_t;
   // Written with SSE intrinsics, which Emscripten's headers map one to one onto SIMD128 instructions; only
-  // the broadcast differs, wasm having a load that splats.
-  static __m128i broadcast_pair(const int16_t* p) {
+  // the broadcast of column j's pair differs: wasm splats it from memory (a load), SSE shuffles it out of
+  // `pairs`, the one load of the strip's 16 bytes of this pair of k (unused on wasm, so never loaded).
+  template <int j>
+  static __m128i column_pair(const int16_t* b, __m128i pairs) {
 #if defined(__wasm_simd128__)
-    return wasm_v128_load32_splat(p);
+    return wasm_v128_load32_splat(b + 2 * j);
 #else
-    return _mm_set1_epi32(int8_load_pair(p));
+    return _mm_shuffle_epi32(pairs, j * 0x55);
 #endif
+  }
+  template <int j>
+  static void column_step(__m128i (&t)[nr][2], const int16_t* b, __m128i pairs, __m128i low_rows,
+                          __m128i high_rows) {
+    const __m128i column = column_pair<j>(b, pairs);
+    t[j][0] = _mm_add_epi32(t[j][0], _mm_madd_epi16(low_rows, column));
+    t[j][1] = _mm_add_epi32(t[j][1], _mm_madd_epi16(high_rows, column));
   }
   static __m128i load(const int32_t* p) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -275,11 +284,11 @@ struct Int8PairDot<KernelPath::V128> {
     for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
       const __m128i low_rows = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
                     high_rows = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 8));
-      for (int j = 0; j < nr; ++j) {
-        const __m128i column = broadcast_pair(b + 2 * j);
-        t[j][0] = _mm_add_epi32(t[j][0], _mm_madd_epi16(low_rows, column));
-        t[j][1] = _mm_add_epi32(t[j][1], _mm_madd_epi16(high_rows, column));
-      }
+      const __m128i pairs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+      column_step<0>(t, b, pairs, low_rows, high_rows);
+      column_step<1>(t, b, pairs, low_rows, high_rows);
+      column_step<2>(t, b, pairs, low_rows, high_rows);
+      column_step<3>(t, b, pairs, low_rows, high_rows);
     }
     for (int h = 0; h < 2; ++h) {
       const __m128i low01 = _mm_unpacklo_epi32(t[0][h], t[1][h]),
