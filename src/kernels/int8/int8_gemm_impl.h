@@ -14,7 +14,8 @@
 // same integers, so every path gives the same bits.
 //
 // Packed B (once per call, or once per weight): [colSum: np int32][strips], np = n rounded up to nr. Strip s
-// (columns [s*nr, s*nr + nr)) holds kp * nr int8 values, kp = k rounded up to a multiple of the microkernel's
+// (columns [s*nr, s*nr + nr)) holds kp * nr int8 values (int16 for the 128-bit x86 and wasm microkernel,
+// which widens B once here instead of in its loop), kp = k rounded up to a multiple of the microkernel's
 // group G (2 for pair products, 4 for Arm's dot product): element (p, j) at (p/G)*G*nr + G*j + p%G, so one
 // G*nr-byte row holds a group of k for every column. Padding is 0.
 // Packed A (once per call, in parallel over blocks of mc rows): panel t (rows [t*mr, t*mr + mr)) holds kp *
@@ -40,8 +41,9 @@
 #include "threading/parallel_for.h"
 
 #if defined(__wasm_simd128__)
-#include <wasm_simd128.h>
-#elif defined(__aarch64__)
+#include <wasm_simd128.h>  // besides Emscripten's SSE headers, below
+#endif
+#if defined(__aarch64__)
 #include <arm_neon.h>
 #if defined(__linux__)
 #include <asm/hwcap.h>
@@ -213,14 +215,14 @@ struct Int8PairDot<KernelPath::Avx2> {
 };
 #endif
 
-#if defined(__wasm_simd128__) || defined(__aarch64__) || defined(__SSE4_1__)
-// 4 x 8 on 128-bit vectors: i32x4.dot_i16x8_s on wasm, vmlal_s16 with a pairwise add at the end on NEON,
-// pmaddwd on SSE4.1.
+#if defined(__aarch64__) || defined(__SSE4_1__)  // wasm's 128-bit path included (-msse4.1)
+// The 128-bit pair products: 4 x 8 with vmlal_s16 and a pairwise add at the end on NEON; 8 x 4 with
+// i32x4.dot_i16x8_s on wasm and pmaddwd on SSE4.1.
 template <>
 struct Int8PairDot<KernelPath::V128> {
+#if defined(__aarch64__)
   static constexpr int mr = 4, nr = 8, group = 2;
   using AElem = int16_t;
-#if defined(__aarch64__)
   static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
     // Per row and group of 4 columns, the low and high products (c0p0 c0p1 c1p0 c1p1 | c2p0 ...) are summed
     // apart and folded pairwise once at the end: integer sums, so the grouping cannot change a bit.
@@ -247,77 +249,59 @@ struct Int8PairDot<KernelPath::V128> {
     }
   }
 #else
+  // x86 and wasm: 8 x 4 instead, with B widened to int16 when it is packed. A column's pair is then one
+  // 32-bit broadcast load (no shuffle or widening instruction), and a pair of k costs two loads of the eight
+  // rows' pairs, four broadcasts and eight pair products with their adds: the vector instructions are
+  // almost all products (wasm: 41 -> 50 GMAC/s in V8). The accumulators hold columns (lanes are rows) and
+  // are transposed when stored.
+  static constexpr int mr = 8, nr = 4, group = 2;
+  using AElem = int16_t;
+  using BElem = int16_t;
+  // Written with SSE intrinsics, which Emscripten's headers map one to one onto SIMD128 instructions; only
+  // the broadcast of column j's pair differs: wasm splats it from memory (a load), SSE shuffles it out of
+  // `pairs`, the one load of the strip's 16 bytes of this pair of k (unused on wasm, so never loaded).
+  template <int j>
+  static __m128i column_pair(const int16_t* b, __m128i pairs) {
 #if defined(__wasm_simd128__)
-  using V = v128_t;
-  static V zero() {
-    return wasm_i32x4_splat(0);
-  }
-  static V load_acc(const int32_t* p) {
-    return wasm_v128_load(p);
-  }
-  static void store_acc(int32_t* p, V v) {
-    wasm_v128_store(p, v);
-  }
-  static V widen8(const int8_t* p) {
-    return wasm_i16x8_load8x8(p);
-  }
-  static V load_a(const int16_t* p) {
-    return wasm_v128_load(p);
-  }
-  template <int lane>
-  static V broadcast(V v) {
-    return wasm_i32x4_shuffle(v, v, lane, lane, lane, lane);
-  }
-  static V dot_add(V acc, V a, V b) {
-    return wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(a, b));
-  }
+    return wasm_v128_load32_splat(b + 2 * j);
 #else
-  using V = __m128i;
-  static V zero() {
-    return _mm_setzero_si128();
-  }
-  static V load_acc(const int32_t* p) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  }
-  static void store_acc(int32_t* p, V v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
-  }
-  static V widen8(const int8_t* p) {
-    return _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-  }
-  static V load_a(const int16_t* p) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  }
-  template <int lane>
-  static V broadcast(V v) {
-    return _mm_shuffle_epi32(v, lane * 0x55);
-  }
-  static V dot_add(V acc, V a, V b) {
-    return _mm_add_epi32(acc, _mm_madd_epi16(a, b));
-  }
+    return _mm_shuffle_epi32(pairs, j * 0x55);
 #endif
-  template <int r>
-  static void row_step(V (&t)[mr][2], V rows, V b0, V b1) {
-    const V av = broadcast<r>(rows);
-    t[r][0] = dot_add(t[r][0], av, b0);
-    t[r][1] = dot_add(t[r][1], av, b1);
   }
-  static void run(int64_t pairs, const int16_t* a, const int8_t* b, int32_t* acc, int64_t ld, bool first) {
-    V t[mr][2];
-    for (int r = 0; r < mr; ++r) {
-      for (int v = 0; v < 2; ++v) t[r][v] = first ? zero() : load_acc(acc + r * ld + 4 * v);
-    }
-    // The four rows' pairs are one 16-byte load; each row's pair is broadcast from it by a lane shuffle
-    // (cheaper than four scalar loads and splats).
+  template <int j>
+  static void column_step(__m128i (&t)[nr][2], const int16_t* b, __m128i pairs, __m128i low_rows,
+                          __m128i high_rows) {
+    const __m128i column = column_pair<j>(b, pairs);
+    t[j][0] = _mm_add_epi32(t[j][0], _mm_madd_epi16(low_rows, column));
+    t[j][1] = _mm_add_epi32(t[j][1], _mm_madd_epi16(high_rows, column));
+  }
+  static __m128i load(const int32_t* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
+  static void run(int64_t pairs, const int16_t* a, const int16_t* b, int32_t* acc, int64_t ld, bool first) {
+    __m128i t[nr][2];  // t[j][h]: column j of rows 4h .. 4h + 3
+    for (int j = 0; j < nr; ++j) t[j][0] = t[j][1] = _mm_setzero_si128();
     for (int64_t q = 0; q < pairs; ++q, a += 2 * mr, b += 2 * nr) {
-      const V b0 = widen8(b), b1 = widen8(b + 8), rows = load_a(a);
-      row_step<0>(t, rows, b0, b1);
-      row_step<1>(t, rows, b0, b1);
-      row_step<2>(t, rows, b0, b1);
-      row_step<3>(t, rows, b0, b1);
+      const __m128i low_rows = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
+                    high_rows = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 8));
+      const __m128i pairs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+      column_step<0>(t, b, pairs, low_rows, high_rows);
+      column_step<1>(t, b, pairs, low_rows, high_rows);
+      column_step<2>(t, b, pairs, low_rows, high_rows);
+      column_step<3>(t, b, pairs, low_rows, high_rows);
     }
-    for (int r = 0; r < mr; ++r) {
-      for (int v = 0; v < 2; ++v) store_acc(acc + r * ld + 4 * v, t[r][v]);
+    for (int h = 0; h < 2; ++h) {
+      const __m128i low01 = _mm_unpacklo_epi32(t[0][h], t[1][h]),
+                    high01 = _mm_unpackhi_epi32(t[0][h], t[1][h]);
+      const __m128i low23 = _mm_unpacklo_epi32(t[2][h], t[3][h]),
+                    high23 = _mm_unpackhi_epi32(t[2][h], t[3][h]);
+      const __m128i rows[4] = {_mm_unpacklo_epi64(low01, low23), _mm_unpackhi_epi64(low01, low23),
+                               _mm_unpacklo_epi64(high01, high23), _mm_unpackhi_epi64(high01, high23)};
+      for (int i = 0; i < 4; ++i) {
+        int32_t* row = acc + (4 * h + i) * ld;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row),
+                         first ? rows[i] : _mm_add_epi32(rows[i], load(row)));
+      }
     }
   }
 #endif
@@ -356,9 +340,23 @@ struct Int8SdotDot {
 #endif
 
 // The product kernel over one microkernel Dot (its tile mr x nr, its group of k and its A element type).
+// The element type of a microkernel's packed B: int8, unless the microkernel widens it when packing (BElem).
+template <class Dot>
+struct Int8PackedBElem {
+  using type = int8_t;
+};
+template <class Dot>
+requires requires {
+  typename Dot::BElem;
+}
+struct Int8PackedBElem<Dot> {
+  using type = typename Dot::BElem;
+};
+
 template <class Dot>
 struct Int8GemmCore {
   using AElem = typename Dot::AElem;
+  using BElem = typename Int8PackedBElem<Dot>::type;
   static constexpr int64_t kMR = Dot::mr, kNR = Dot::nr, kG = Dot::group;
   // 128 when the panels hold A'' (unsigned bytes), 0 when they hold A' (file comment).
   static constexpr bool kUnsignedA = !std::is_signed_v<AElem>;
@@ -379,7 +377,8 @@ struct Int8GemmCore {
   static size_t packed_b_bytes(int64_t k, int64_t n) {
     if (k < 0 || n <= 0) return 0;
     const int64_t np = round_up(n, kNR);
-    return static_cast<size_t>(round_up(np * 4, kAlign) + round_up(k, kG) * np);
+    return static_cast<size_t>(round_up(np * 4, kAlign) +
+                               round_up(k, kG) * np * static_cast<int64_t>(sizeof(BElem)));
   }
 
   static size_t scratch_bytes(const Int8GemmArgs& args, bool b_packed, const ThreadContext& threads) {
@@ -474,18 +473,18 @@ struct Int8GemmCore {
                            std::byte* packed, int64_t chunk) {
     const int64_t np = round_up(n, kNR), kp = round_up(k, kG), strips = ceil_div(n, kNR);
     auto* col_sum = reinterpret_cast<int32_t*>(packed);
-    auto* data = reinterpret_cast<int8_t*>(packed + round_up(np * 4, kAlign));
+    auto* data = reinterpret_cast<BElem*>(packed + round_up(np * 4, kAlign));
     const int64_t end =
         (chunk + 1) * kStripsPerPackChunk < strips ? (chunk + 1) * kStripsPerPackChunk : strips;
     for (int64_t s = chunk * kStripsPerPackChunk; s < end; ++s) {
-      int8_t* strip = data + s * kp * kNR;
+      BElem* strip = data + s * kp * kNR;
       for (int64_t j = 0; j < kNR; ++j) {
         const int64_t col = s * kNR + j;
         uint32_t sum = 0;
         for (int64_t p = 0; p < kp; ++p) {
           const int32_t v =
               col < n && p < k ? shifted(raw(b, b_signed, p * b_row + col * b_col), b_signed) : 0;
-          strip[p / kG * kG * kNR + kG * j + p % kG] = static_cast<int8_t>(v);
+          strip[p / kG * kG * kNR + kG * j + p % kG] = static_cast<BElem>(v);
           sum += static_cast<uint32_t>(v);
         }
         col_sum[col] = static_cast<int32_t>(sum);
@@ -549,8 +548,8 @@ struct Int8GemmCore {
         if (rows == kMR) packed = pack_twelve_row_blocks(a, args.a_row, args.k, flip, panel, sum);
       }
 #elif defined(__SSE4_1__)
-      if constexpr (kMR == 4 && kG == 2) {
-        if (rows == kMR) packed = pack_four_row_octets(a, args.a_row, args.k, flip, panel, sum);
+      if constexpr (kMR % 4 == 0 && kG == 2 && sizeof(AElem) == 2) {
+        if (rows == kMR) packed = pack_row_octets(a, args.a_row, args.k, flip, panel, sum);
       }
 #endif
       AElem row[kRun];
@@ -575,7 +574,7 @@ struct Int8GemmCore {
     if (args.a_row == 1 && kMR == 12 && (kG == 2 || kG == 4))
       return pack_adjacent_rows(args, a, rows, panel, sum);
 #elif defined(__SSE4_1__)
-    if constexpr (kMR == 4 && kG == 2) {
+    if constexpr (kMR % 4 == 0 && kG == 2 && sizeof(AElem) == 2) {
       if (args.a_row == 1 && rows == kMR) {
         const uint8_t* tap = a;
         const auto next_tap = [&] {
@@ -583,7 +582,7 @@ struct Int8GemmCore {
           tap += args.a_col;
           return current;
         };
-        return pack_four_rows(args.k, next_tap, 1, flip, panel, sum);
+        return pack_rows(args.k, next_tap, 1, flip, panel, sum);
       }
     }
 #endif
@@ -873,31 +872,36 @@ struct Int8GemmCore {
     return _mm_shuffle_epi8(bytes, _mm_setr_epi8(0, 2, 5, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
   }
 
-  // The whole octets of k of four rows that are each contiguous (a_col = 1), for the 128-bit path: a row's
-  // eight bytes are moved to the panels' domain and widened (four pairs, summed by pmaddwd with ones), and
-  // the four rows' pairs are transposed as 32-bit lanes into four groups. Returns how many k it packed.
-  static int64_t pack_four_row_octets(const uint8_t* a, int64_t a_row, int64_t k, uint8_t flip, AElem* panel,
-                                      uint32_t* sum) {
-    static_assert(kMR == 4 && kG == 2 && sizeof(AElem) == 2, "four rows of int16 pairs");
+  // The whole octets of k of a panel's rows, each contiguous (a_col = 1), for the 128-bit path, four rows
+  // at a time: a row's eight bytes are moved to the panels' domain and widened (four pairs, summed by pmaddwd
+  // with ones), and the four rows' pairs are transposed as 32-bit lanes into their 16 bytes of four groups.
+  // Returns how many k it packed.
+  static int64_t pack_row_octets(const uint8_t* a, int64_t a_row, int64_t k, uint8_t flip, AElem* panel,
+                                 uint32_t* sum) {
+    static_assert(kMR % 4 == 0 && kG == 2 && sizeof(AElem) == 2, "quartets of rows of int16 pairs");
+    constexpr int64_t kQuartets = kMR / 4;  // 16-byte vectors per group
     const __m128i flips = _mm_set1_epi8(static_cast<char>(flip)), ones = _mm_set1_epi16(1);
     __m128i sums[kMR] = {};
     const int64_t octets = k / 8 * 8;
     for (int64_t p = 0; p < octets; p += 8, panel += 8 * kMR) {
-      __m128i pairs[kMR];
-      for (int r = 0; r < kMR; ++r) {
-        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + r * a_row + p));
-        pairs[r] = _mm_cvtepi8_epi16(_mm_xor_si128(bytes, flips));
-        sums[r] = _mm_add_epi32(sums[r], _mm_madd_epi16(pairs[r], ones));
+      for (int64_t h = 0; h < kQuartets; ++h) {
+        __m128i pairs[4];
+        for (int r = 0; r < 4; ++r) {
+          const int64_t row = 4 * h + r;
+          const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + row * a_row + p));
+          pairs[r] = _mm_cvtepi8_epi16(_mm_xor_si128(bytes, flips));
+          sums[row] = _mm_add_epi32(sums[row], _mm_madd_epi16(pairs[r], ones));
+        }
+        const __m128i low01 = _mm_unpacklo_epi32(pairs[0], pairs[1]),
+                      low23 = _mm_unpacklo_epi32(pairs[2], pairs[3]);
+        const __m128i high01 = _mm_unpackhi_epi32(pairs[0], pairs[1]),
+                      high23 = _mm_unpackhi_epi32(pairs[2], pairs[3]);
+        auto* dst = reinterpret_cast<__m128i*>(panel) + h;
+        _mm_storeu_si128(dst, _mm_unpacklo_epi64(low01, low23));
+        _mm_storeu_si128(dst + kQuartets, _mm_unpackhi_epi64(low01, low23));
+        _mm_storeu_si128(dst + 2 * kQuartets, _mm_unpacklo_epi64(high01, high23));
+        _mm_storeu_si128(dst + 3 * kQuartets, _mm_unpackhi_epi64(high01, high23));
       }
-      const __m128i low01 = _mm_unpacklo_epi32(pairs[0], pairs[1]),
-                    low23 = _mm_unpacklo_epi32(pairs[2], pairs[3]);
-      const __m128i high01 = _mm_unpackhi_epi32(pairs[0], pairs[1]),
-                    high23 = _mm_unpackhi_epi32(pairs[2], pairs[3]);
-      auto* dst = reinterpret_cast<__m128i*>(panel);
-      _mm_storeu_si128(dst, _mm_unpacklo_epi64(low01, low23));
-      _mm_storeu_si128(dst + 1, _mm_unpackhi_epi64(low01, low23));
-      _mm_storeu_si128(dst + 2, _mm_unpacklo_epi64(high01, high23));
-      _mm_storeu_si128(dst + 3, _mm_unpackhi_epi64(high01, high23));
     }
     for (int r = 0; r < kMR; ++r) sum[r] += lane_sum(sums[r]);
     return octets;
@@ -909,27 +913,35 @@ struct Int8GemmCore {
     return lanes[0] + lanes[1] + lanes[2] + lanes[3];
   }
 
-  // A whole 4-row panel of the 128-bit path (int16 pairs; wasm's, through Emscripten's SSE headers) without
-  // the raw buffer: next_tap() gives k's tap, from which the four rows' bytes are `stride` apart. Each pair
-  // of k is interleaved, moved to the panels' domain and widened in registers, stored as its group's 16
-  // bytes, and summed per row by pmaddwd with ones. A ragged last group pairs its k with `flip`, which is 0
-  // in the panels' domain.
+  // A whole panel of the 128-bit path (int16 pairs; wasm's, through Emscripten's SSE headers) without the
+  // raw buffer: next_tap() gives k's tap, from which the rows' bytes are `stride` apart. Per quartet of rows,
+  // each pair of k is interleaved, moved to the panels' domain and widened in registers, stored as its 16
+  // bytes of the group, and summed per row by pmaddwd with ones. A ragged last group pairs its k with
+  // `flip`, which is 0 in the panels' domain.
   template <class NextTap>
-  static void pack_four_rows(int64_t k, const NextTap& next_tap, int64_t stride, uint8_t flip, AElem* panel,
-                             uint32_t* sum) {
-    static_assert(kMR == 4 && kG == 2 && sizeof(AElem) == 2, "four rows of int16 pairs");
+  static void pack_rows(int64_t k, const NextTap& next_tap, int64_t stride, uint8_t flip, AElem* panel,
+                        uint32_t* sum) {
+    static_assert(kMR % 4 == 0 && kG == 2 && sizeof(AElem) == 2, "quartets of rows of int16 pairs");
+    constexpr int64_t kQuartets = kMR / 4;
     const __m128i flips = _mm_set1_epi8(static_cast<char>(flip)), ones = _mm_set1_epi16(1);
-    __m128i sums = _mm_setzero_si128();
+    __m128i sums[kQuartets] = {};
     for (int64_t p = 0; p < k; p += 2, panel += 2 * kMR) {
-      const __m128i first = load_four_rows(next_tap(), stride);
-      const __m128i second = p + 1 < k ? load_four_rows(next_tap(), stride) : flips;
-      const __m128i group = _mm_cvtepi8_epi16(_mm_xor_si128(_mm_unpacklo_epi8(first, second), flips));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(panel), group);
-      sums = _mm_add_epi32(sums, _mm_madd_epi16(group, ones));
+      const uint8_t* first = next_tap();
+      const uint8_t* second = p + 1 < k ? next_tap() : nullptr;
+      for (int64_t h = 0; h < kQuartets; ++h) {
+        const int64_t offset = 4 * h * stride;
+        const __m128i low = load_four_rows(first + offset, stride);
+        const __m128i high = second != nullptr ? load_four_rows(second + offset, stride) : flips;
+        const __m128i group = _mm_cvtepi8_epi16(_mm_xor_si128(_mm_unpacklo_epi8(low, high), flips));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(panel) + h, group);
+        sums[h] = _mm_add_epi32(sums[h], _mm_madd_epi16(group, ones));
+      }
     }
-    alignas(16) uint32_t row_sums[kMR];
-    _mm_store_si128(reinterpret_cast<__m128i*>(row_sums), sums);
-    for (int r = 0; r < kMR; ++r) sum[r] += row_sums[r];
+    for (int64_t h = 0; h < kQuartets; ++h) {
+      alignas(16) uint32_t row_sums[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(row_sums), sums[h]);
+      for (int r = 0; r < 4; ++r) sum[4 * h + r] += row_sums[r];
+    }
   }
 #endif
 
@@ -948,10 +960,10 @@ struct Int8GemmCore {
       corner[r] = (i / g.out_w * g.stride_h - g.pad_top) * g.in_w + i % g.out_w * g.stride_w - g.pad_left;
     }
 #if defined(__SSE4_1__)
-    if constexpr (kMR == 4 && kG == 2) {
+    if constexpr (kMR % 4 == 0 && kG == 2 && sizeof(AElem) == 2) {
       if (rows == kMR && row_run(corner, g.stride_w)) {
         TapWalker taps{g, static_cast<const uint8_t*>(args.a) + corner[0]};
-        return pack_four_rows(
+        return pack_rows(
             args.k, [&] { return taps.next(); }, g.stride_w, flip, panel, sum);
       }
     }
@@ -1022,7 +1034,7 @@ struct Int8GemmCore {
                            int64_t ti, int64_t tj, int32_t* acc) {
     const int64_t mp = round_up(args.m, kMR), np = round_up(args.n, kNR), kp = round_up(args.k, kG);
     const auto* panels = reinterpret_cast<const AElem*>(a_data);
-    const auto* strips = reinterpret_cast<const int8_t*>(b_data + round_up(np * 4, kAlign));
+    const auto* strips = reinterpret_cast<const BElem*>(b_data + round_up(np * 4, kAlign));
     const int64_t i0 = ti * kMC, rows = mp - i0 < kMC ? mp - i0 : kMC;
     const int64_t j0 = tj * kNC, cols = np - j0 < kNC ? np - j0 : kNC;
     if (kp == 0) {
@@ -1031,7 +1043,7 @@ struct Int8GemmCore {
     for (int64_t k0 = 0; k0 < kp; k0 += kKC) {
       const int64_t groups = (kp - k0 < kKC ? kp - k0 : kKC) / kG;
       for (int64_t jj = 0; jj < cols; jj += kNR) {
-        const int8_t* b_strip = strips + (j0 + jj) / kNR * kp * kNR + k0 * kNR;
+        const BElem* b_strip = strips + (j0 + jj) / kNR * kp * kNR + k0 * kNR;
         // Columns past n are never read, so a strip whose second half is all padding skips it.
         const bool narrow = kHasNarrow && args.n - (j0 + jj) <= kNR / 2;
         for (int64_t ii = 0; ii < rows; ii += kMR) {

@@ -219,18 +219,23 @@ inline typename L::F erf_impl(typename L::F x) {
     static constexpr float kP[] = {-0.0007692853f, 0.0052003083f, -0.02686312f,
                                    0.11283774f,    -0.37612638f,  1.1283792f};
     erf_small = ax * horner<L, kFast>(z, kP);
-    if constexpr (kBranch == ErfBranch::Small) {
-      F result;
-      if constexpr (kOnePlus)
-        result = 1.0f + or_sign<L>(erf_small, x);
-      else
-        result = or_sign<L>(erf_small, x);
-      if constexpr (kCanonicalNaN)
-        return nan_guard<L>(x, result);
-      else
-        return result;
-    }
   }
+  // The result of either formula, its NaN made canonical if asked (or_sign is bitwise, so applying it to each
+  // formula before the selection gives the bits of applying it after).
+  const auto finish = [&x](F result) {
+    if constexpr (kCanonicalNaN)
+      return nan_guard<L>(x, result);
+    else
+      return result;
+  };
+  const auto small_result = [&] {
+    const F signed_erf = or_sign<L>(erf_small, x);
+    if constexpr (kOnePlus)
+      return F(1.0f + signed_erf);
+    else
+      return signed_erf;
+  };
+  if constexpr (kBranch == ErfBranch::Small) return finish(small_result());
 
   // |x| >= 0.5: erfc = e^(-x^2) * (1/|x|) * G(1/|x| - 1), with x^2 carried as z + z_lo so e^(-x^2) keeps its
   // accuracy.
@@ -256,23 +261,15 @@ inline typename L::F erf_impl(typename L::F x) {
   const F exp_neg_z = onemodel::math::exp<L, false, kCanonicalNaN>(0.0f - z) * (1.0f - z_lo);
   const F erfc = exp_neg_z * (t * g);
 
-  F result;
-  if constexpr (kOnePlus) {
-    const F large = L::select(x < 0.0f, erfc, 2.0f - erfc);
-    if constexpr (kBranch == ErfBranch::Large)
-      result = large;
-    else
-      result = L::select(ax < 0.5f, 1.0f + or_sign<L>(erf_small, x), large);
-  } else {
-    if constexpr (kBranch == ErfBranch::Large)
-      result = or_sign<L>(1.0f - erfc, x);
-    else
-      result = or_sign<L>(L::select(ax < 0.5f, erf_small, 1.0f - erfc), x);
-  }
-  if constexpr (kCanonicalNaN)
-    return nan_guard<L>(x, result);
+  F large;
+  if constexpr (kOnePlus)
+    large = L::select(x < 0.0f, erfc, 2.0f - erfc);
   else
-    return result;
+    large = or_sign<L>(1.0f - erfc, x);
+  if constexpr (kBranch == ErfBranch::Large)
+    return finish(large);
+  else
+    return finish(L::select(ax < 0.5f, small_result(), large));
 }
 
 // GELU limits shared by both forms: gelu(-inf) = -0, gelu(+inf) = +inf, NaN canonical.
