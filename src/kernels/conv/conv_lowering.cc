@@ -168,8 +168,11 @@ void im2col_group(const ConvGeometry& g, const float* x, int64_t channels, const
         } else if (ix >= 0 && ix + kNr <= in_w) {
           copy_run<kNr>(run, row + ix, kNr);
         } else {
-          // A strip at the padding: its columns outside the input row are +0.
-          for (int64_t i = 0; i < kNr; ++i) run[i] = ix + i >= 0 && ix + i < in_w ? row[ix + i] : 0.0f;
+          // A strip at the padding: its columns outside the input row, [0, lo) and [hi, kNr), are +0.
+          const int64_t lo = std::clamp<int64_t>(-ix, 0, kNr), hi = std::clamp<int64_t>(in_w - ix, lo, kNr);
+          copy_run<0>(run, nullptr, lo);
+          copy_run<0>(run + lo, row + ix + lo, hi - lo);
+          copy_run<0>(run + hi, nullptr, kNr - hi);
         }
       }
     }
