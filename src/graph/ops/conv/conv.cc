@@ -213,11 +213,15 @@ class Conv final : public OpKernel {
   static constexpr int64_t kBlockFloats = 64 * 1024;
 
   // Output columns per chunk: the packed im2col block (k x columns) fits kBlockFloats, in steps of 128
-  // columns and at least 256 of them: fewer output rows per chunk would make im2col read the input rows a
-  // deep convolution's taps share once per chunk again. A constant of the shape, never of the thread count.
+  // columns and at least 256 of them (fewer output rows per chunk would make im2col read the input rows a
+  // deep convolution's taps share once per chunk again), or 128 on a map of fewer than 512 positions, which
+  // would otherwise be one chunk that two threads cannot share. A constant of the shape, never of the thread
+  // count.
   static int64_t columns_per_chunk(int64_t k, int64_t out_size) {
     constexpr int64_t kColumnStep = 128, kMinColumns = 256;
-    const int64_t columns = std::max(kBlockFloats / (k > 0 ? k : 1) / kColumnStep * kColumnStep, kMinColumns);
+    const int64_t min_columns =
+        std::clamp(out_size / 2 / kColumnStep * kColumnStep, kColumnStep, kMinColumns);
+    const int64_t columns = std::max(kBlockFloats / (k > 0 ? k : 1) / kColumnStep * kColumnStep, min_columns);
     return columns < out_size ? columns : out_size;
   }
 
