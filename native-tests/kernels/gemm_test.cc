@@ -337,6 +337,59 @@ TEST(Gemm, LargeShapesAgreeAcrossPathsThreadsAndEntryPoints) {
   }
 }
 
+// A product split along k into two calls, the second with `accumulate`, gives the one call's bits in both
+// modes: Conv lowers a deep convolution's k a run of channels at a time this way. Both entry points, splits
+// inside and at the edges of a k-block, NaN and infinity among the values (fast mode's NaN payloads are the
+// hardware's, kernels-gemm.md, so there only NaN-ness is compared); k = 0 with accumulate leaves C.
+TEST(Gemm, AccumulateContinuesTheSumsOfAnEarlierCall) {
+  std::mt19937 rng(77);
+  const std::array<int64_t, 4> cases[] = {
+      {13, 37, 300, 1}, {97, 129, 700, 252}, {25, 70, 513, 256}, {1, 33, 9, 8}, {40, 64, 600, 599}};
+  int layout = 0;
+  for (const auto& [m, n, k, split] : cases) {
+    const Values kind = layout % 2 == 0 ? Values::Ordinary : Values::Special;
+    Problem p = make_problem(rng, m, n, k, kind, layout % 4, (layout + 1) % 4);
+    ++layout;
+    for (const KernelTable* t : available_kernel_tables()) {
+      for (bool exact : {true, false}) {
+        for (Entry e : {Entry::Gemm, Entry::Packed}) {
+          const std::vector<float> whole = run(*t, p, exact, 1, e);
+          Problem head = p, tail = p;
+          head.k = split;
+          tail.k = k - split;
+          tail.a_off += split * p.a_col;
+          tail.b_off += split * p.b_row;
+          std::vector<float> c(static_cast<size_t>(m * p.ldc), from_bits(kSentinel));
+          const auto call = [&](const Problem& part, bool accumulate) {
+            GemmArgs args = part.args(c.data(), exact);
+            args.accumulate = accumulate;
+            const ThreadContext one{1};
+            if (e == Entry::Gemm) return t->gemm(args, nullptr, one);
+            std::vector<float> packed(t->packed_b_floats(part.k, n) + 1);
+            t->pack_b(args.b, part.b_row, part.b_col, part.k, n, packed.data());
+            t->gemm_packed(args, PackedB{packed.data(), part.k, n}, nullptr, one);
+          };
+          call(head, false);
+          call(tail, true);
+          Problem empty = p;
+          empty.k = 0;
+          call(empty, true);
+          std::vector<float> want = whole, got(static_cast<size_t>(m * n));
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) got[i * n + j] = c[i * p.ldc + j];
+          }
+          for (std::vector<float>* values : {&want, &got}) {
+            for (float& v : *values) v = !exact && std::isnan(v) ? from_bits(0x7FC00000u) : v;
+          }
+          expect_same_bits(
+              want, got,
+              describe(*t, p, 1) + " split at " + std::to_string(split) + (exact ? " exact" : " fast"));
+        }
+      }
+    }
+  }
+}
+
 TEST(Gemm, SpecialValuesInLargeShapes) {
   std::mt19937 rng(77);
   const Problem p = make_problem(rng, 130, 140, 600, Values::Special, 1, 0);

@@ -39,6 +39,9 @@ struct GemmArgs {
   float* c = nullptr;
   int64_t ldc = 0;
   bool exact = false;
+  // C already holds every output's sum over the k terms before this call's (a product split along k): the
+  // sums continue from it instead of from +0. k = 0 then leaves C as it is.
+  bool accumulate = false;
   const GemmTileEpilogue* epilogue = nullptr;  // optional: run on each finished tile (gemm and gemm_packed)
 };
 

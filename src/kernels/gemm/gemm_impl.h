@@ -6,8 +6,10 @@
 // Result. Output (i, j) is one accumulator that starts at +0 and adds A(i,p)*B(p,j) for p = 0, 1, ..., k-1 in
 // that order. Exact flavour: every product and every sum rounds on its own and a NaN output is stored as
 // 0x7FC00000, which is exact-mode.md's definition bit for bit. Fast flavour: L::fma in the same order, so a
-// path with FMA rounds once per step. k = 0 stores +0. Tile shape, block size, vector width and thread count
-// never enter a result.
+// path with FMA rounds once per step. k = 0 stores +0. With args.accumulate the accumulator starts at C's
+// value instead of +0, so consecutive calls over consecutive ranges of k form one unbroken sequence (storing
+// and reloading a float is exact). Tile shape, block size, vector width and thread count never enter a
+// result.
 //
 // Sizes. Tile::mr x Tile::nr is the register microkernel (nr a multiple of L::width); Tile::mc x Tile::nc is
 // the tile of C that forms one chunk of work; k is cut into blocks of kKC = 256.
@@ -34,9 +36,10 @@
 //
 // Order of work. A tile runs its k-blocks in increasing order. Per block it packs (or finds) its A block,
 // then for each B strip runs the microkernel down the A strips. The first block starts the accumulators at
-// +0; a later one reloads what the block before stored in C, so the additions form one unbroken sequence. NaN
-// is replaced when the last block stores (a NaN accumulator stays NaN, so earlier would change nothing).
-// With args.epilogue, the tile's chunk then hands the finished tile to it (k = 0: each tile of zeros).
+// +0 (at C with args.accumulate); a later one reloads what the block before stored in C, so the additions
+// form one unbroken sequence. NaN is replaced when the last block stores (a NaN accumulator stays NaN, so
+// earlier would change nothing). With args.epilogue, the tile's chunk then hands the finished tile to it (k =
+// 0: each tile of zeros).
 //
 // Safety rules.
 // - C is written only inside the m x n window (c, ldc) and must not overlap A or B; A and B are read only at
@@ -158,7 +161,7 @@ struct GemmImpl {
   }
 
   static void store_zeros(const GemmArgs& args) {
-    for (int64_t i = 0; i < args.m; ++i) {
+    for (int64_t i = 0; i < args.m && !args.accumulate; ++i) {
       float* row = args.c + i * args.ldc;
       for (int64_t j = 0; j < args.n; ++j) row[j] = 0.0f;
     }
@@ -347,7 +350,7 @@ struct GemmImpl {
     const int64_t padded_n = round_up(args.n, kNR);
     for (int64_t k0 = 0; k0 < args.k; k0 += kKC) {
       const int64_t kc = args.k - k0 < kKC ? args.k - k0 : kKC;
-      const bool first = k0 == 0, canonical_nan = kExact && k0 + kc == args.k;
+      const bool first = k0 == 0 && !args.accumulate, canonical_nan = kExact && k0 + kc == args.k;
       float* a_pack = slot + kEdgeFloats + kTagFloats + (keep_blocks ? k0 / kKC * kMC * kKC : 0);
       if (!reuse_blocks) pack_a(args, i0, rows, k0, kc, a_pack);
       for (int64_t jj = 0; jj < cols; jj += kNR) {

@@ -207,19 +207,36 @@ class Conv final : public OpKernel {
     return true;
   }
 
-  // Output columns per chunk: the packed im2col block (k x columns) stays in the second-level cache. A
-  // constant of the shape, never of the thread count.
+  // Floats of one packed im2col block (256 KiB): written by im2col and read back by the product while it is
+  // still in the second-level cache, next to the weights and the chunk's outputs. At 1 MiB the block's lines
+  // were evicted before im2col wrote them again, and its stores missed (a third of its time in IS-Net).
+  static constexpr int64_t kBlockFloats = 64 * 1024;
+
+  // Output columns per chunk: the packed im2col block (k x columns) fits kBlockFloats, in steps of 128
+  // columns and at least 256 of them (fewer output rows per chunk would make im2col read the input rows a
+  // deep convolution's taps share once per chunk again), or 128 on a map of fewer than 512 positions, which
+  // would otherwise be one chunk that two threads cannot share. A constant of the shape, never of the thread
+  // count.
   static int64_t columns_per_chunk(int64_t k, int64_t out_size) {
-    constexpr int64_t kBlockFloats = 256 * 1024, kColumnStep = 128;
-    int64_t columns = kBlockFloats / (k > 0 ? k : 1) / kColumnStep * kColumnStep;
-    if (columns < kColumnStep) columns = kColumnStep;
+    constexpr int64_t kColumnStep = 128, kMinColumns = 256;
+    const int64_t min_columns =
+        std::clamp(out_size / 2 / kColumnStep * kColumnStep, kColumnStep, kMinColumns);
+    const int64_t columns = std::max(kBlockFloats / (k > 0 ? k : 1) / kColumnStep * kColumnStep, min_columns);
     return columns < out_size ? columns : out_size;
+  }
+
+  // Input channels per part of a chunk. When the block for all of k would overflow kBlockFloats, the chunk
+  // lowers and multiplies it a run of whole channels at a time, each part's product continuing the sums the
+  // previous one stored in C (GemmArgs::accumulate). Each output still sums its taps in order from +0, so the
+  // bits are those of one part.
+  static int64_t channels_per_part(int64_t group_in, int64_t taps, int64_t columns) {
+    return std::clamp<int64_t>(kBlockFloats / (taps * columns), 1, group_in);
   }
 
   // One chunk is a block of output columns of one image and group: im2col straight into the packed-B layout
   // in the running thread's slot (or, for a 1x1 convolution, the input itself as B), then the product of the
-  // group's weights with it on that thread. Every output belongs to one chunk and sums all of k there, so the
-  // split never changes a result.
+  // group's weights with it on that thread, part by part along k (channels_per_part). Every output belongs to
+  // one chunk and sums all of k there, so the split never changes a result.
   void run_im2col(const OpRun& run, const ConvShapes& s) const {
     const ConvGeometry& g = s.geometry;
     const int64_t group_in = s.in_channels / attrs_.group, group_out = s.out_channels / attrs_.group;
@@ -232,16 +249,18 @@ class Conv final : public OpKernel {
     const bool direct = input_is_im2col(g) || k == 0;
     const int64_t columns = columns_per_chunk(k, out_size);
     const int64_t blocks = (out_size + columns - 1) / columns, chunks = s.batch * attrs_.group * blocks;
+    const int64_t part_channels = direct ? group_in : channels_per_part(group_in, g.taps(), columns);
+    const int64_t part_k = direct ? k : part_channels * g.taps();
     const ThreadContext one_thread{1};
     GemmArgs shape;
     shape.m = group_out;
     shape.n = columns;
-    shape.k = k;
+    shape.k = part_k;
     // packed_b_floats of one row and one column is one strip: the GEMM's strip width.
     const auto nr = static_cast<int64_t>(kernels.packed_b_floats(1, 1));
     const auto round16 = [](int64_t floats) { return (floats + 15) / 16 * 16; };
     const int64_t packed_floats =
-        direct ? 0 : round16(static_cast<int64_t>(kernels.packed_b_floats(k, columns)));
+        direct ? 0 : round16(static_cast<int64_t>(kernels.packed_b_floats(part_k, columns)));
     const auto gemm_floats =
         static_cast<int64_t>(direct ? kernels.gemm_scratch_floats(shape, one_thread)
                                     : kernels.gemm_packed_scratch_floats(shape, one_thread));
@@ -269,8 +288,14 @@ class Conv final : public OpKernel {
         args.b_row = in_size;
         kernels.gemm(args, gemm_scratch, one_thread);
       } else {
-        im2col_packed(g, xg, group_in, first, width, nr, packed);
-        kernels.gemm_packed(args, PackedB{packed, k, width}, gemm_scratch, one_thread);
+        for (int64_t c0 = 0; c0 < group_in; c0 += part_channels) {
+          const int64_t channels = std::min(part_channels, group_in - c0);
+          im2col_packed(g, xg + c0 * in_size, channels, first, width, nr, packed);
+          args.k = channels * g.taps();
+          args.a = w + grp * group_out * k + c0 * g.taps();
+          args.accumulate = c0 > 0;
+          kernels.gemm_packed(args, PackedB{packed, args.k, width}, gemm_scratch, one_thread);
+        }
       }
       if (epilogue_) finish_rows(run, args.c, grp * group_out, group_out, width, out_size);
     };
