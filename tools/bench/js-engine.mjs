@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // One engine with a JS API timed on one model, in a process of its own (bench-method.md: one process per row and
 // engine): onnxruntime-node, onnxruntime-web (wasm, 1 thread) or the onemodel npm package (wasm, fast mode).
-// Loads a session, makes a cold call and ~200 ms of warm-up calls, then --reps repetitions of back-to-back calls
-// for about --seconds each; prints one JSON line {ms, min, max} (the median, least and greatest of the
-// repetitions' mean ms per call) and writes the last call's outputs as NAME.npy into --out.
+// Loads a session, makes a cold call and warm-up calls (at least 3 and 2 s: V8 first runs a wasm module's
+// functions from its baseline compiler and swaps in optimised code in the background; after 200 ms of warm-up,
+// onnxruntime-web's first second of encoder calls still took twice its later ones), then --reps repetitions of
+// back-to-back calls for about --seconds each; prints one JSON line {ms, min, max, means} (the median, least and
+// greatest of the repetitions' mean ms per call, and those means in order) and writes the last call's outputs as
+// NAME.npy into --out.
 //   node tools/bench/js-engine.mjs --engine ort-node|ort-web|onemodel --model FILE --input NAME=FILE.npy ...
 //        --out DIR [--threads 1] [--reps 3] [--seconds 1]
 import path from 'node:path';
@@ -44,8 +47,8 @@ async function openSession() {
 const { session, Tensor } = await openSession();
 const feeds = Object.fromEntries(inputs.map((i) => [i.name, new Tensor(i.tensor.type, i.tensor.data, i.tensor.dims)]));
 let result = await session.run(feeds);
-const warmEnd = performance.now() + 200;
-while (performance.now() < warmEnd) result = await session.run(feeds);
+const warmEnd = performance.now() + 2000;
+for (let calls = 0; calls < 3 || performance.now() < warmEnd; ++calls) result = await session.run(feeds);
 const means = [];
 for (let r = 0; r < reps; ++r) {
   let calls = 0;
@@ -61,4 +64,4 @@ for (const [name, tensor] of Object.entries(result)) {
 }
 await session.release();
 const sorted = [...means].sort((a, b) => a - b);
-console.log(JSON.stringify({ ms: sorted[sorted.length >> 1], min: sorted[0], max: sorted[sorted.length - 1] }));
+console.log(JSON.stringify({ ms: sorted[sorted.length >> 1], min: sorted[0], max: sorted[sorted.length - 1], means }));
