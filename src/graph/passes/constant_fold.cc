@@ -14,11 +14,11 @@ namespace {
 class FoldContext final : public InferContext {
  public:
   FoldContext(const CompiledNode& node, std::span<const TensorRef> inputs, bool exact)
-      : node_(node),
+      : outputs_(node.outputs.size()),
+        constants_(outputs_.size()),
+        node_(node),
         inputs_(inputs),
-        exact_(exact),
-        outputs_(node.outputs.size()),
-        constants_(outputs_.size()) {}
+        exact_(exact) {}
   size_t num_inputs() const override { return node_.inputs.size(); }
   size_t num_outputs() const override { return node_.outputs.size(); }
   bool has_input(size_t i) const override { return i < inputs_.size() && inputs_[i].data != nullptr; }
