@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // One engine with a JS API timed on one model, in a process of its own (bench-method.md: one process per row and
 // engine): onnxruntime-node, onnxruntime-web (wasm, 1 thread) or the onemodel npm package (wasm, fast mode).
-// Loads a session, makes a cold call and warm-up calls (at least 3 and 2 s: V8 first runs a wasm module's
-// functions from its baseline compiler and swaps in optimised code in the background; after 200 ms of warm-up,
-// onnxruntime-web's first second of encoder calls still took twice its later ones), then --reps repetitions of
+// Loads a session, makes a cold call and warm-up calls (at least 3, for 200 ms natively as the CLI's bench does,
+// and 2 s in wasm: V8 first runs a module's functions from its baseline compiler and swaps in optimised code in
+// the background; after 200 ms, onnxruntime-web's first second of encoder calls still took twice its later
+// ones), then --reps repetitions of
 // back-to-back calls for about --seconds each; prints one JSON line {ms, min, max, means} (the median, least and
 // greatest of the repetitions' mean ms per call, and those means in order) and writes the last call's outputs as
 // NAME.npy into --out.
@@ -47,7 +48,7 @@ async function openSession() {
 const { session, Tensor } = await openSession();
 const feeds = Object.fromEntries(inputs.map((i) => [i.name, new Tensor(i.tensor.type, i.tensor.data, i.tensor.dims)]));
 let result = await session.run(feeds);
-const warmEnd = performance.now() + 2000;
+const warmEnd = performance.now() + (engine === 'ort-node' ? 200 : 2000);
 for (let calls = 0; calls < 3 || performance.now() < warmEnd; ++calls) result = await session.run(feeds);
 const means = [];
 for (let r = 0; r < reps; ++r) {
