@@ -39,6 +39,18 @@ struct QuantizeImpl {
 
   static constexpr float kToBits = 12582912.0f;
 
+#if defined(__SSE4_1__) && !defined(__AVX2__)
+  // q clamped to [low, high], NaN taking low: (low < q ? q : low), then (c < high ? c : high). These are the
+  // x86 maxps/minps and wasm's f32x4.pmax/pmin exactly (Emscripten's _mm_max_ps is a compare and a blend).
+  static __m128 clamp_lanes(__m128 q, __m128 low, __m128 high) {
+#if defined(__wasm_simd128__)
+    return wasm_f32x4_pmin(high, wasm_f32x4_pmax(low, q));
+#else
+    return _mm_min_ps(_mm_max_ps(q, low), high);
+#endif
+  }
+#endif
+
   template <class Q>
   static void quantize(const float* x, float scale, float zero_point, Q* y, size_t n) {
     using T = typename L::Tail;
@@ -54,13 +66,24 @@ struct QuantizeImpl {
     alignas(64) float values[L::width];
     size_t i = 0;
 #if defined(__SSE4_1__) && !defined(__AVX2__)
-    // The 128-bit path (wasm's): sixteen values at a time, their low bytes narrowed in registers (masked to
-    // 0-255, so the unsigned saturating packs keep them) instead of a scalar store per value.
+    // The 128-bit path (wasm's): sixteen values at a time, in fewer operations than quantize_lanes, with the
+    // same integers. q is clamped to [lowest - zero_point, highest - zero_point] (integers) before rounding
+    // instead of to +-2^20 before and to [lowest, highest] after: rounding is monotonic and keeps integers,
+    // so both give round(q) + zero_point clamped alike. The first clamp takes the lower bound when q is NaN
+    // (its comparison fails), which yields lowest as required. The rounded value is read as an integer from
+    // the bits of c + 1.5 * 2^23 (0x4B400000 + round(c), |c| < 2^8), the zero point added as an integer, and
+    // the low bytes narrowed in registers (masked to 0-255, so the unsigned saturating packs keep them).
     if constexpr (L::width == 4) {
-      const __m128i low_byte = _mm_set1_epi32(0xFF);
+      const __m128 low_bound = _mm_set1_ps(kLowest - zero_point),
+                   high_bound = _mm_set1_ps(kHighest - zero_point);
+      const __m128 scale_v = _mm_set1_ps(scale), rounder = _mm_set1_ps(kToBits);
+      const __m128i zero_point_i = _mm_set1_epi32(static_cast<int32_t>(zero_point)),
+                    low_byte = _mm_set1_epi32(0xFF);
       const auto bytes = [&](size_t at) {
-        const F v = quantize_lanes(L::load(x + at), s, z, lowest, highest) + to_bits;
-        return _mm_and_si128(_mm_castps_si128(static_cast<__m128>(v)), low_byte);
+        const __m128 q = _mm_div_ps(_mm_loadu_ps(x + at), scale_v);
+        const __m128 c = clamp_lanes(q, low_bound, high_bound);
+        const __m128i bits = _mm_add_epi32(_mm_castps_si128(_mm_add_ps(c, rounder)), zero_point_i);
+        return _mm_and_si128(bits, low_byte);
       };
       for (; i + 16 <= n; i += 16) {
         const __m128i low = _mm_packus_epi32(bytes(i), bytes(i + 4));
