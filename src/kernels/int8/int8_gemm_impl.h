@@ -1101,6 +1101,14 @@ struct Int8GemmCore {
     }
 #if defined(__AVX512BW__)
     if (args.c_col == 1) return float_tile(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+#else
+    if (args.c_col == 1) {
+      if (args.bias_f32 == nullptr)
+        return args.exact ? float_rows<false, true>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0)
+                          : float_rows<false, false>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+      return args.exact ? float_rows<true, true>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0)
+                        : float_rows<true, false>(args, acc, rows, cols, row_sum, col_sum, zb, i0, j0);
+    }
 #endif
     for (int64_t i = 0; i < rows; ++i) {
       const RowZero r = row_zero(args, i0 + i, row_sum[i]);
@@ -1118,6 +1126,38 @@ struct Int8GemmCore {
       output.store_run(column, i0 + (j0 + j) * args.c_col, 1, rows, j0 + j, false);
     }
   }
+
+#if !defined(__AVX512BW__)
+  // The float epilogue of a tile with contiguous output rows in one pass per row, so that each path's
+  // compiler vectorises it across the columns: zero-point correction, float(acc) * scale, + bias (kBias),
+  // NaN made canonical (kExact), the operations and order of the general loop and Int8Output::store_run.
+  // The per-column parameters are first copied to local arrays, so the loop needs no alias checks.
+  template <bool kBias, bool kExact>
+  static void float_rows(const Int8GemmArgs& args, const int32_t* acc, int64_t rows, int64_t cols,
+                         const int32_t* row_sum, const int32_t* col_sum, const uint32_t* zb, int64_t i0,
+                         int64_t j0) {
+    uint32_t sum_b[kNC];
+    float scale[kNC], bias[kNC];
+    for (int64_t j = 0; j < cols; ++j) {
+      sum_b[j] = static_cast<uint32_t>(col_sum[j]);
+      scale[j] = args.scale[args.scale_per_col ? j0 + j : 0];
+      bias[j] = kBias ? args.bias_f32[j0 + j] : 0.0f;
+    }
+    float* c = static_cast<float*>(args.c) + i0 * args.c_row + j0;
+    for (int64_t i = 0; i < rows; ++i) {
+      const RowZero r = row_zero(args, i0 + i, row_sum[i]);
+      const int32_t* y = acc + i * kNC;
+      float* out = c + i * args.c_row;
+      for (int64_t j = 0; j < cols; ++j) {
+        const auto sum = static_cast<int32_t>(static_cast<uint32_t>(y[j]) - r.za * sum_b[j] - zb[j] * r.rs);
+        float v = static_cast<float>(sum) * scale[j];
+        if constexpr (kBias) v = v + bias[j];
+        if constexpr (kExact) v = v != v ? Int8Output::canonical_nan() : v;
+        out[j] = v;
+      }
+    }
+  }
+#endif
 
   // Row i's A zero point in the panels' domain and its part of the correction, row_sum - k * za.
   struct RowZero {
