@@ -276,8 +276,7 @@ struct AttentionImpl {
     const float neg_inf = -__builtin_inff();
     F mv = L::splat(neg_inf);
     for (j = 0; j + W <= n; j += W) {
-      const F x = L::load(s + j);
-      mv = L::select(x > mv, x, mv);
+      mv = L::raise_to(mv, L::load(s + j));
     }
     alignas(64) float lanes[W];
     L::store(lanes, mv);

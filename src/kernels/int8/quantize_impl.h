@@ -129,14 +129,14 @@ struct QuantizeImpl {
     for (; i + kChains * L::width <= n; i += kChains * L::width) {
       for (int c = 0; c < kChains; ++c) {
         const F v = L::load(x + i + c * L::width);
-        lo[c] = L::select(v < lo[c], v, lo[c]);
-        hi[c] = L::select(v > hi[c], v, hi[c]);
+        lo[c] = L::lower_to(lo[c], v);
+        hi[c] = L::raise_to(hi[c], v);
       }
     }
     for (; i + L::width <= n; i += L::width) {
       const F v = L::load(x + i);
-      lo[0] = L::select(v < lo[0], v, lo[0]);
-      hi[0] = L::select(v > hi[0], v, hi[0]);
+      lo[0] = L::lower_to(lo[0], v);
+      hi[0] = L::raise_to(hi[0], v);
     }
     float l = 0.0f, h = 0.0f;
     for (int c = 0; c < kChains; ++c) {

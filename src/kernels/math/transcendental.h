@@ -115,7 +115,7 @@ inline typename L::F exp(typename L::F x) {
   const typename L::I b = L::sub_i(red.n, a);
   F result = (red.p * detail::pow2<L>(a)) * detail::pow2<L>(b);
   result = L::select(x > 88.72283172607422f, L::splat(detail::kInf), result);
-  result = L::select(x < -103.97207641601562f, L::splat(0.0f), result);
+  result = L::zero_where(x < -103.97207641601562f, result);
   if constexpr (kCanonicalNaN)
     return detail::nan_guard<L>(x, result);
   else
@@ -130,14 +130,13 @@ inline typename L::F exp_non_positive(typename L::F x) {
   if constexpr (!kFast) {
     const detail::Reduced<L> red = detail::exp_reduce<L, false>(x);
     F result = red.p * detail::pow2<L>(red.n);
-    result = L::select(x < -87.33654f, L::splat(0.0f), result);
+    result = L::zero_where(x < -87.33654f, result);
     return detail::nan_guard<L>(x, result);
   } else {
-    F clamped = L::select(x < -87.3f, L::splat(-87.3f), x);
-    clamped = L::select(clamped > 88.3f, L::splat(88.3f), clamped);
+    const F clamped = L::lower_to(L::raise_to(x, L::splat(-87.3f)), L::splat(88.3f));
     const detail::Reduced<L> red = detail::exp_reduce<L, true>(clamped);
     F result = red.p * detail::pow2<L>(red.n);
-    result = L::select(x < -87.3f, L::splat(0.0f), result);
+    result = L::zero_where(x < -87.3f, result);
     return detail::nan_guard<L>(x, result);
   }
 }
@@ -257,7 +256,7 @@ inline typename L::F erf_impl(typename L::F x) {
     const F lo = ax - hi;
     z_lo = ((hi * hi - z) + 2.0f * (hi * lo)) + lo * lo;
   }
-  z_lo = L::select(ax >= 64.0f, L::splat(0.0f), z_lo);
+  z_lo = L::zero_where(ax >= 64.0f, z_lo);
   const F exp_neg_z = onemodel::math::exp<L, false, kCanonicalNaN>(0.0f - z) * (1.0f - z_lo);
   const F erfc = exp_neg_z * (t * g);
 

@@ -134,8 +134,7 @@ float row_max(const float* x, size_t n) {
   size_t j = 0;
   typename L::F mv = L::splat(neg_inf);
   for (; j + L::width <= n; j += L::width) {
-    const typename L::F v = L::load(x + j);
-    mv = L::select(v > mv, v, mv);
+    mv = L::raise_to(mv, L::load(x + j));
   }
   alignas(64) float lanes[L::width];
   L::store(lanes, mv);
