@@ -12,7 +12,7 @@
 // path's one-lane L::Tail running the same operations, so exact bits do not depend on the lane width.
 //
 // Work items are (batch, head, block of kQB = 32 query rows); each writes its own output rows, so the thread
-// count decides only who runs an item. Per item the query rows are packed contiguously; per key block the
+// count decides only who runs an item. Per item the queries are packed transposed (d x 32); per key block the
 // keys are packed transposed (d x 64, zero padded) so a 4-row x 2-vector tile streams contiguous key lanes,
 // and the values are packed as 64 x d rows for a 4-row x 2-vector tile over the head dimension. A thread
 // keeps the packed keys and values of the last head it ran (when they fit kWholeHeadFloats), so the query
@@ -165,7 +165,7 @@ struct AttentionImpl {
   static void run_item(const AttentionArgs& a, int64_t bh, int64_t i0, int64_t rows, const Slot& s) {
     const int64_t d = a.d, b = bh / a.heads, h = bh % a.heads;
     const float* q = a.q + b * a.q_strides.batch + h * a.q_strides.head + i0 * a.q_strides.row;
-    copy_rows(q, a.q_strides.row, a.q_strides.col, rows, d, s.q);
+    pack_queries(q, a.q_strides, rows, d, s.q);
     std::fill(s.acc, s.acc + rows * d, 0.0f);
     std::fill(s.m, s.m + rows, -__builtin_inff());
     std::fill(s.l, s.l + rows, 0.0f);
@@ -230,23 +230,36 @@ struct AttentionImpl {
     for (int64_t x = 0; x < d; ++x) std::fill(kt + x * kKB + n, kt + x * kKB + padded, 0.0f);
   }
 
+  // qt[x * kQB + r] = query row r's column x: the rows a score tile splats at one x are then adjacent.
+  static void pack_queries(const float* q, const AttentionStrides& st, int64_t rows, int64_t d, float* qt) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = q + r * st.row;
+      for (int64_t x = 0; x < d; ++x) qt[x * kQB + r] = row[x * st.col];
+    }
+  }
+
   // dot[r][j] for rows r0 .. r0+R-1 and every key of the block, one accumulator per score in increasing x.
+  // The inner loops walk pointers, so that every load is at a constant offset from one of them: on wasm32,
+  // an int64 index is added and narrowed to an address at each use.
   template <int R, bool kFast>
   static void scores(const Slot& s, const float* kt, int64_t r0, int64_t n, int64_t d) {
     for (int64_t j = 0; j < n; j += 2 * W) {
       F acc[R][2];
       for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = L::splat(0.0f);
-      for (int64_t x = 0; x < d; ++x) {
-        const F k0 = L::load(kt + x * kKB + j), k1 = L::load(kt + x * kKB + j + W);
+      const float* key = kt + j;
+      const float* query = s.q + r0;
+      for (int64_t x = 0; x < d; ++x, key += kKB, query += kQB) {
+        const F k0 = L::load(key), k1 = L::load(key + W);
         for (int r = 0; r < R; ++r) {
-          const F qv = L::splat(s.q[(r0 + r) * d + x]);
+          const F qv = L::splat(query[r]);
           acc[r][0] = mul_add<L, kFast>(qv, k0, acc[r][0]);
           acc[r][1] = mul_add<L, kFast>(qv, k1, acc[r][1]);
         }
       }
+      float* dot = s.s + r0 * kKB + j;
       for (int r = 0; r < R; ++r) {
-        L::store(s.s + (r0 + r) * kKB + j, acc[r][0]);
-        L::store(s.s + (r0 + r) * kKB + j + W, acc[r][1]);
+        L::store(dot + r * kKB, acc[r][0]);
+        L::store(dot + r * kKB + W, acc[r][1]);
       }
     }
   }
@@ -319,20 +332,24 @@ struct AttentionImpl {
   static void value_tile(const Slot& s, const float* vp, int64_t r0, int64_t n, int64_t d, int64_t x) {
     using VF = typename V::F;
     VF acc[R][C];
+    float* acc_rows = s.acc + r0 * d + x;
     for (int r = 0; r < R; ++r) {
       const VF alpha = V::splat(s.alpha[r0 + r]);
-      for (int c = 0; c < C; ++c) acc[r][c] = V::load(s.acc + (r0 + r) * d + x + c * V::width) * alpha;
+      for (int c = 0; c < C; ++c) acc[r][c] = V::load(acc_rows + r * d + c * V::width) * alpha;
     }
-    for (int64_t j = 0; j < n; ++j) {
+    // Pointers walked as in scores(): the weights of the R rows at key j, and key j's values at column x.
+    const float* weight = s.s + r0 * kKB;
+    const float* value = vp + x;
+    for (int64_t j = 0; j < n; ++j, ++weight, value += d) {
       VF vv[C];
-      for (int c = 0; c < C; ++c) vv[c] = V::load(vp + j * d + x + c * V::width);
+      for (int c = 0; c < C; ++c) vv[c] = V::load(value + c * V::width);
       for (int r = 0; r < R; ++r) {
-        const VF p = V::splat(s.s[(r0 + r) * kKB + j]);
+        const VF p = V::splat(weight[r * kKB]);
         for (int c = 0; c < C; ++c) acc[r][c] = mul_add<V, kFast>(p, vv[c], acc[r][c]);
       }
     }
     for (int r = 0; r < R; ++r) {
-      for (int c = 0; c < C; ++c) V::store(s.acc + (r0 + r) * d + x + c * V::width, acc[r][c]);
+      for (int c = 0; c < C; ++c) V::store(acc_rows + r * d + c * V::width, acc[r][c]);
     }
   }
 
