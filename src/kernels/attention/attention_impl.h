@@ -273,24 +273,26 @@ struct AttentionImpl {
   // Steps 1-5 of the exact definition for row r of the block: turns its scores into weights p (in place),
   // updates m and l, and leaves alpha for the value step.
   template <bool kFast>
-  static void softmax_step(const Slot& st, int64_t r, int64_t n, const float* mask, int64_t mask_col,
+  static void softmax_step(const Slot& st, int64_t r, int64_t block_keys, const float* mask, int64_t mask_col,
                            float scale) {
     float* s = st.s + r * kKB;
-    int64_t j = 0;
-    if (mask == nullptr || mask_col == 1) {
-      for (; j + W <= n; j += W) {
-        const F mv = mask ? L::load(mask + j) : L::splat(0.0f);
-        L::store(s + j, logit<L, kFast>(L::load(s + j), mv, scale));
-      }
-    }
-    for (; j < n; ++j) s[j] = logit<T, kFast>(s[j], mask ? mask[j * mask_col] : 0.0f, scale);
-
-    // Block maximum; a comparison with NaN is false, so NaN never wins.
+    // A block has at most 64 keys: int indices keep wasm32's address arithmetic in 32 bits.
+    const int n = static_cast<int>(block_keys);
     const float neg_inf = -__builtin_inff();
     F mv = L::splat(neg_inf);
-    for (j = 0; j + W <= n; j += W) {
-      mv = L::raise_to(mv, L::load(s + j));
+    int j = 0;
+    // The logits, and the block maximum of the vectors among them (a comparison with NaN is false, so NaN
+    // never wins).
+    if (mask == nullptr || mask_col == 1) {
+      for (; j + W <= n; j += W) {
+        const F v = logit<L, kFast>(L::load(s + j), mask ? L::load(mask + j) : L::splat(0.0f), scale);
+        L::store(s + j, v);
+        mv = L::raise_to(mv, v);
+      }
     }
+    const int maxed = j;
+    for (; j < n; ++j) s[j] = logit<T, kFast>(s[j], mask ? mask[j * mask_col] : 0.0f, scale);
+    for (j = maxed; j + W <= n; j += W) mv = L::raise_to(mv, L::load(s + j));
     alignas(64) float lanes[W];
     L::store(lanes, mv);
     float bm = neg_inf;

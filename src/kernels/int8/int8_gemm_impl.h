@@ -1136,9 +1136,11 @@ struct Int8GemmCore {
   static void float_rows(const Int8GemmArgs& args, const int32_t* acc, int64_t rows, int64_t cols,
                          const int32_t* row_sum, const int32_t* col_sum, const uint32_t* zb, int64_t i0,
                          int64_t j0) {
+    // At most kNC columns: int indices keep wasm32's address arithmetic in 32 bits.
+    const int n = static_cast<int>(cols);
     uint32_t sum_b[kNC];
     float scale[kNC], bias[kNC];
-    for (int64_t j = 0; j < cols; ++j) {
+    for (int j = 0; j < n; ++j) {
       sum_b[j] = static_cast<uint32_t>(col_sum[j]);
       scale[j] = args.scale[args.scale_per_col ? j0 + j : 0];
       bias[j] = kBias ? args.bias_f32[j0 + j] : 0.0f;
@@ -1148,7 +1150,7 @@ struct Int8GemmCore {
       const RowZero r = row_zero(args, i0 + i, row_sum[i]);
       const int32_t* y = acc + i * kNC;
       float* out = c + i * args.c_row;
-      for (int64_t j = 0; j < cols; ++j) {
+      for (int j = 0; j < n; ++j) {
         const auto sum = static_cast<int32_t>(static_cast<uint32_t>(y[j]) - r.za * sum_b[j] - zb[j] * r.rs);
         float v = static_cast<float>(sum) * scale[j];
         if constexpr (kBias) v = v + bias[j];
