@@ -106,15 +106,16 @@ inline Reduced<L> exp_reduce(typename L::F x) {
 // fast flavour swaps in the fast exponential's reduction and polynomial but keeps this range handling, so
 // exp(88.5) is still finite and exp(89) still +inf. kCanonicalNaN = false leaves a NaN's payload as it comes,
 // for a caller that makes its own result's NaN canonical (only the payload differs, so the caller's bits do
-// not).
-template <class L, bool kFast = false, bool kCanonicalNaN = true>
+// not). kAtMostZero = true is for a caller whose x is never above 0 (or NaN): the overflow test can never
+// pass there, so it is left out.
+template <class L, bool kFast = false, bool kCanonicalNaN = true, bool kAtMostZero = false>
 inline typename L::F exp(typename L::F x) {
   using F = typename L::F;
   const detail::Reduced<L> red = detail::exp_reduce<L, kFast>(x);
   const typename L::I a = L::sra(red.n, 1);
   const typename L::I b = L::sub_i(red.n, a);
   F result = (red.p * detail::pow2<L>(a)) * detail::pow2<L>(b);
-  result = L::select(x > 88.72283172607422f, L::splat(detail::kInf), result);
+  if constexpr (!kAtMostZero) result = L::select(x > 88.72283172607422f, L::splat(detail::kInf), result);
   result = L::zero_where(x < -103.97207641601562f, result);
   if constexpr (kCanonicalNaN)
     return detail::nan_guard<L>(x, result);
@@ -257,7 +258,7 @@ inline typename L::F erf_impl(typename L::F x) {
     z_lo = ((hi * hi - z) + 2.0f * (hi * lo)) + lo * lo;
   }
   z_lo = L::zero_where(ax >= 64.0f, z_lo);
-  const F exp_neg_z = onemodel::math::exp<L, false, kCanonicalNaN>(0.0f - z) * (1.0f - z_lo);
+  const F exp_neg_z = onemodel::math::exp<L, false, kCanonicalNaN, true>(0.0f - z) * (1.0f - z_lo);
   const F erfc = exp_neg_z * (t * g);
 
   F large;
