@@ -13,11 +13,13 @@
 // batch 1 and 8; its reference is ONNX Runtime native's output, computed here. The quantized test models (cnn-qdq,
 // cnn-dynamic, encoder-dynamic, encoder-qdq) and their float models are in the default list; isnet-medium runs only
 // when named (a call takes seconds natively and tens of seconds in wasm).
-// A row's time is the median over --reps repetitions; a repetition is about --seconds of back-to-back calls after
+// A row's time is the median over its repetitions: --reps per process (the CLI: --reps processes of one each) and
+// --rounds rounds, a round timing every engine of the model once in turn; a repetition is about --seconds of
+// back-to-back calls after
 // a cold call and warm-up, whose value is the mean time per call (bench-method.md; for onemodel the CLI's `mean_ms`,
 // for the engines with a JS API tools/bench/js-engine.mjs's loop). Every engine's
 // output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
-//   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--seconds 1] [--cli build/native/onemodel]
+//   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--rounds 1] [--seconds 1] [--cli build/native/onemodel]
 //                            [--no-wasm]   (skips every wasm engine)   [--memory]   (adds a table of peak memory)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
@@ -35,6 +37,7 @@ const wasm = !process.argv.includes('--no-wasm');  // --no-wasm runs without a b
 const memory = process.argv.includes('--memory');
 const threadCounts = option('--threads', '1,2').split(',').map(Number);
 const reps = Number(option('--reps', '3'));
+const rounds = Number(option('--rounds', '1'));
 const seconds = Number(option('--seconds', '1'));
 const cli = option('--cli', 'build/native/onemodel');
 const wasmCli = ['npm/bin/onemodel.mjs'];
@@ -124,7 +127,7 @@ function timeJsEngine(engine, rec, threads) {
       ...rec.inputs.flatMap((i) => ['--input', `${i.name}=${i.file}`]),
       '--threads', String(threads), '--reps', String(reps), '--seconds', String(seconds)]).toString();
     const error = Math.max(...rec.outputs.map((o) => scaledError(readNpy(path.join(dir, `${o.name}.npy`)).data, o.tensor.data)));
-    return { ...JSON.parse(out), error };
+    return { means: JSON.parse(out).means, error };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -143,7 +146,7 @@ function timeOnemodel(command, rec, mode, threads) {
   try {
     execFileSync(command[0], [...command.slice(1), 'run', rec.file, ...common, '--out', dir]);
     const error = Math.max(...rec.outputs.map((o) => scaledError(readNpy(path.join(dir, `${o.name}.npy`)).data, o.tensor.data)));
-    return { ms: median(means), min: Math.min(...means), max: Math.max(...means), error };
+    return { means, error };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -155,7 +158,7 @@ const isa = ['sse4_2', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512dq', 'avx512
 const load = () => os.loadavg()[0].toFixed(2);
 console.log(`Machine: ${cpu}; ${isa}; ${os.cpus().length} logical CPUs; ${os.type()} ${os.release()}; Node ${process.versions.node}; ` +
   `onnxruntime-node/web 1.30.0; load before ${load()}`);
-console.log(`Method: median of ${reps} repetitions of ~${seconds} s each (a repetition's value: its mean per call); ratios are ours / ONNX Runtime's (below 1: faster).`);
+console.log(`Method: median of ${reps * rounds} repetitions of ~${seconds} s each (${rounds} round(s) of every engine in turn; a repetition's value: its mean per call); ratios are ours / ONNX Runtime's (below 1: faster).`);
 console.log();
 console.log('| model | threads | engine | median ms | min–max ms | vs ORT native | vs ORT wasm | vs own fast | scaled error |');
 console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|');
@@ -163,23 +166,41 @@ for (const model of models) {
   for (const rec of model === 'transformer-encoder' ? await encoderRecords() : [recorded(model)]) {
     const label = rec.label ?? model;
     for (const threads of threadCounts) {
-      const rows = [];
-      const ortNative = timeJsEngine('ort-node', rec, threads);
-      rows.push(['onnxruntime-node', ortNative]);
-      let ortWasm = null;
+      // The engines of this row group, each a function timing it once; --rounds runs them all in turn that many
+      // times, so that a slow spell of the machine falls on every engine alike.
+      const engines = [['onnxruntime-node', () => timeJsEngine('ort-node', rec, threads)]];
+      if (threads === 1 && wasm) engines.push(['onnxruntime-web (wasm)', () => timeJsEngine('ort-web', rec, 1)]);
+      engines.push(['onemodel native fast', () => timeOnemodel([cli], rec, 'fast', threads)]);
+      engines.push(['onemodel native exact', () => timeOnemodel([cli], rec, 'exact', threads)]);
       if (threads === 1 && wasm) {
-        ortWasm = timeJsEngine('ort-web', rec, 1);
-        rows.push(['onnxruntime-web (wasm)', ortWasm]);
-      }
-      const nativeFast = timeOnemodel([cli], rec, 'fast', threads);
-      rows.push(['onemodel native fast', nativeFast, ortNative]);
-      rows.push(['onemodel native exact', timeOnemodel([cli], rec, 'exact', threads), ortNative, nativeFast]);
-      if (threads === 1 && wasm) {
-        const wasmFast = timeOnemodel(['node', ...wasmCli], rec, 'fast', 1);
-        rows.push(['onemodel wasm fast', wasmFast, ortNative, null, ortWasm]);
-        rows.push(['onemodel wasm exact', timeOnemodel(['node', ...wasmCli], rec, 'exact', 1), ortNative, wasmFast, ortWasm]);
+        engines.push(['onemodel wasm fast', () => timeOnemodel(['node', ...wasmCli], rec, 'fast', 1)]);
+        engines.push(['onemodel wasm exact', () => timeOnemodel(['node', ...wasmCli], rec, 'exact', 1)]);
         // The npm package's JS API, timed like onnxruntime-web: the CLI's loop plus the binding's per-call cost.
-        rows.push(['onemodel wasm fast (JS API)', timeJsEngine('onemodel', rec, 1), ortNative, null, ortWasm]);
+        engines.push(['onemodel wasm fast (JS API)', () => timeJsEngine('onemodel', rec, 1)]);
+      }
+      const results = new Map(engines.map(([name]) => [name, { means: [], error: 0 }]));
+      for (let round = 0; round < rounds; ++round) {
+        for (const [name, time] of engines) {
+          const { means, error } = time();
+          const r = results.get(name);
+          r.means.push(...means);
+          r.error = Math.max(r.error, error);
+        }
+      }
+      const row = (name) => {
+        const r = results.get(name);
+        return r && { ms: median(r.means), min: Math.min(...r.means), max: Math.max(...r.means), error: r.error };
+      };
+      const ortNative = row('onnxruntime-node'), ortWasm = row('onnxruntime-web (wasm)');
+      const nativeFast = row('onemodel native fast'), wasmFast = row('onemodel wasm fast');
+      const rows = [['onnxruntime-node', ortNative]];
+      if (ortWasm) rows.push(['onnxruntime-web (wasm)', ortWasm]);
+      rows.push(['onemodel native fast', nativeFast, ortNative]);
+      rows.push(['onemodel native exact', row('onemodel native exact'), ortNative, nativeFast]);
+      if (wasmFast) {
+        rows.push(['onemodel wasm fast', wasmFast, ortNative, null, ortWasm]);
+        rows.push(['onemodel wasm exact', row('onemodel wasm exact'), ortNative, wasmFast, ortWasm]);
+        rows.push(['onemodel wasm fast (JS API)', row('onemodel wasm fast (JS API)'), ortNative, null, ortWasm]);
       }
       for (const [engine, r, vsNative, vsFast, vsWasm] of rows) {
         const ratio = (base) => (base ? (r.ms / base.ms).toFixed(2) : '');
