@@ -143,41 +143,28 @@ struct XsimdLanes {
   }
 #endif
   static F raise_to(F x, F floor) {
-#if defined(__wasm_simd128__)
-    return F(static_cast<__m128>(wasm_f32x4_pmax(wasm_bits(x), wasm_bits(floor))));
-#elif defined(__AVX512F__)
-    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>)
-      return F(_mm512_max_ps(floor, x));
-    else
-      return select(x < floor, floor, x);
-#elif defined(__SSE2__)
-    if constexpr (std::is_base_of_v<xsimd::avx, Arch>)
-      return F(_mm256_max_ps(floor, x));
-    else if constexpr (std::is_base_of_v<xsimd::sse2, Arch>)
-      return F(_mm_max_ps(floor, x));
-    else
-      return select(x < floor, floor, x);
-#else
-    return select(x < floor, floor, x);
-#endif
+    return bounded<true>(x, floor);
   }
   static F lower_to(F x, F ceiling) {
+    return bounded<false>(x, ceiling);
+  }
+  // raise_to (kRaise) or lower_to: the bound's max or min with x, in that operand order on x86.
+  template <bool kRaise>
+  static F bounded(F x, F bound) {
 #if defined(__wasm_simd128__)
-    return F(static_cast<__m128>(wasm_f32x4_pmin(wasm_bits(x), wasm_bits(ceiling))));
+    const v128_t a = wasm_bits(x), b = wasm_bits(bound);
+    return F(static_cast<__m128>(kRaise ? wasm_f32x4_pmax(a, b) : wasm_f32x4_pmin(a, b)));
 #elif defined(__AVX512F__)
     if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>)
-      return F(_mm512_min_ps(ceiling, x));
-    else
-      return select(x > ceiling, ceiling, x);
+      return F(kRaise ? _mm512_max_ps(bound, x) : _mm512_min_ps(bound, x));
 #elif defined(__SSE2__)
     if constexpr (std::is_base_of_v<xsimd::avx, Arch>)
-      return F(_mm256_min_ps(ceiling, x));
+      return F(kRaise ? _mm256_max_ps(bound, x) : _mm256_min_ps(bound, x));
     else if constexpr (std::is_base_of_v<xsimd::sse2, Arch>)
-      return F(_mm_min_ps(ceiling, x));
-    else
-      return select(x > ceiling, ceiling, x);
-#else
-    return select(x > ceiling, ceiling, x);
+      return F(kRaise ? _mm_max_ps(bound, x) : _mm_min_ps(bound, x));
+#endif
+#if !defined(__wasm_simd128__)
+    return kRaise ? select(x < bound, bound, x) : select(x > bound, bound, x);
 #endif
   }
   static F zero_where(M m, F x) {
