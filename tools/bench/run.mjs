@@ -13,11 +13,10 @@
 // batch 1 and 8; its reference is ONNX Runtime native's output, computed here. The quantized test models (cnn-qdq,
 // cnn-dynamic, encoder-dynamic, encoder-qdq) and their float models are in the default list; isnet-medium runs only
 // when named (a call takes seconds natively and tens of seconds in wasm).
-// A row's time is the median over its repetitions: --reps per process (the CLI: --reps processes of one each) and
-// --rounds rounds, a round timing every engine of the model once in turn; a repetition is about --seconds of
-// back-to-back calls after
-// a cold call and warm-up, whose value is the mean time per call (bench-method.md; for onemodel the CLI's `mean_ms`,
-// for the engines with a JS API tools/bench/js-engine.mjs's loop). Every engine's
+// A row's time is the median over its repetitions: --reps per process (the CLI: --reps processes of one each) in
+// each of --rounds rounds, a round timing every engine of the model once in turn. A repetition is about --seconds
+// of back-to-back calls after a cold call and warm-up, whose value is the mean time per call (bench-method.md; for
+// onemodel the CLI's `mean_ms`, for the engines with a JS API tools/bench/js-engine.mjs's loop). Every engine's
 // output is checked against the recorded reference (scaled error, oracles.md): a wrong answer is not a result.
 //   node tools/bench/run.mjs [--models det,cls] [--threads 1,2] [--reps 3] [--rounds 1] [--seconds 1] [--cli build/native/onemodel]
 //                            [--no-wasm]   (skips every wasm engine)   [--memory]   (adds a table of peak memory)
