@@ -4,10 +4,9 @@
 // Loads a session, makes a cold call and warm-up calls (at least 3, for 200 ms natively as the CLI's bench does,
 // and 2 s in wasm: V8 first runs a module's functions from its baseline compiler and swaps in optimised code in
 // the background; after 200 ms, onnxruntime-web's first second of encoder calls still took twice its later
-// ones), then --reps repetitions of
-// back-to-back calls for about --seconds each; prints one JSON line {ms, min, max, means} (the median, least and
-// greatest of the repetitions' mean ms per call, and those means in order) and writes the last call's outputs as
-// NAME.npy into --out.
+// ones), then --reps repetitions of back-to-back calls for about --seconds each; prints one JSON line
+// {ms, min, max, means} (the median, least and greatest of the repetitions' mean ms per call, and those means in
+// order) and writes the last call's outputs as NAME.npy into --out.
 //   node tools/bench/js-engine.mjs --engine ort-node|ort-web|onemodel --model FILE --input NAME=FILE.npy ...
 //        --out DIR [--threads 1] [--reps 3] [--seconds 1]
 import path from 'node:path';
